@@ -1,0 +1,146 @@
+import { parseArgs } from 'node:util';
+import { boot, type ArmatureSystem } from '../kernel/boot.ts';
+import { ArmatureError, describeError } from '../kernel/errors.ts';
+import type { ModuleReport } from '../kernel/loader.ts';
+
+const USAGE = `armature — runtime for tool-using LLM agents
+
+Usage:
+  armature boot  [--persona ID] [--json]          boot a persona headless; list its modules
+  armature tools [--persona ID] [--json]          the tool declarations the persona allows
+  armature call TOOL 'JSON-ARGS' [--persona ID]   run one tool; prints its result as JSON
+  armature start [--persona ID]                   the main job (boots and summarizes the persona)
+
+Options:
+  --persona ID   persona from modules/personas/ (default: default)
+  --data DIR     where Node persistence lives (default: .armature in the current directory)
+  --json         machine-readable output
+  -h, --help     this help
+
+Exit codes: 0 on success; 1 when a tool call returns ok: false or a module failed; 2 on bad usage.`;
+
+/** Output sinks, replaceable in tests. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: CliIo = {
+  out: (t) => process.stdout.write(t + '\n'),
+  err: (t) => process.stderr.write(t + '\n'),
+};
+
+class UsageError extends Error {}
+
+/** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        persona: { type: 'string', default: 'default' },
+        data: { type: 'string', default: '.armature' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (e) {
+    io.err(`armature: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    (values.help ? io.out : io.err)(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const commands: Record<string, (sys: ArmatureSystem) => Promise<number>> = {
+    boot: async (sys) => printBoot(sys, values.json, io),
+    start: async (sys) => {
+      const code = printBoot(sys, values.json, io);
+      if (!values.json) printTools(sys, false, io);
+      return code;
+    },
+    tools: async (sys) => printTools(sys, values.json, io),
+    call: (sys) => callTool(sys, rest, io),
+  };
+  const run = commands[command];
+  if (!run) {
+    io.err(`armature: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (command !== 'call' && rest.length) {
+    io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
+    return 2;
+  }
+  let sys: ArmatureSystem;
+  try {
+    sys = await boot({ persona: values.persona, dataDir: values.data });
+  } catch (e) {
+    io.err(`armature: ${describeError(e)}`);
+    return e instanceof ArmatureError ? 1 : 2;
+  }
+  try {
+    return await run(sys);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`armature: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  } finally {
+    await sys.dispose();
+  }
+}
+
+function printBoot(sys: ArmatureSystem, json: boolean, io: CliIo): number {
+  const failed = sys.modules.filter((m) => m.state === 'failed');
+  if (json) {
+    io.out(JSON.stringify({ persona: sys.persona.id, modules: sys.modules, tools: sys.tools.getToolDeclarations().map((t) => t.name) }, null, 2));
+    return failed.length ? 1 : 0;
+  }
+  io.out(`Persona ${sys.persona.id} (${sys.persona.name}): ${sys.modules.length - failed.length} of ${sys.modules.length} modules loaded`);
+  io.out(table(['module', 'state', 'version', 'load ms'], sys.modules.map((m) => [m.id, label(m), m.version ?? '-', m.durationMs.toFixed(1)])));
+  for (const m of failed) io.out(`\n${m.id} failed: ${m.error?.message}`);
+  return failed.length ? 1 : 0;
+}
+
+function label(m: ModuleReport): string {
+  return m.state === 'loaded' ? 'loaded' : m.rootCause ? `FAILED (because ${m.rootCause} failed)` : 'FAILED';
+}
+
+function printTools(sys: ArmatureSystem, json: boolean, io: CliIo): number {
+  const tools = sys.tools.getToolDeclarations();
+  if (json) {
+    io.out(JSON.stringify(tools, null, 2));
+    return 0;
+  }
+  io.out(`\n${tools.length} tools allowed for persona ${sys.persona.id}:`);
+  io.out(table(['tool', 'module', 'description'], tools.map((t) => [t.name, t.module, t.description])));
+  return 0;
+}
+
+async function callTool(sys: ArmatureSystem, rest: string[], io: CliIo): Promise<number> {
+  const [name, rawArgs, ...extra] = rest;
+  if (!name) throw new UsageError(`call needs a tool name: armature call TOOL '{"arg": "value"}'`);
+  if (extra.length) throw new UsageError(`call takes TOOL and one JSON argument; quote the JSON, got extra ${extra.map((e) => JSON.stringify(e)).join(' ')}`);
+  let args: unknown = {};
+  if (rawArgs !== undefined) {
+    try {
+      args = JSON.parse(rawArgs);
+    } catch (e) {
+      throw new UsageError(`the arguments for ${name} are not valid JSON (${(e as Error).message}): ${rawArgs}`);
+    }
+  }
+  const result = await sys.tools.executeTool(name, args, { caller: 'cli' });
+  io.out(JSON.stringify(result, null, 2));
+  return result.ok ? 0 : 1;
+}
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}

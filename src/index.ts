@@ -1,0 +1,35 @@
+/**
+ * Armature's public entry, for Node and the browser.
+ * `boot()` is the front door; the rest is for upgrades, tests and tools built on the kernel.
+ */
+export { boot } from './kernel/boot.ts';
+export type { ArmatureSystem, BootOptions } from './kernel/boot.ts';
+export { Container } from './kernel/container.ts';
+export type { ContainerHooks, ModuleDefinition, ModuleInstance, ModuleState } from './kernel/container.ts';
+export { createEventBus } from './kernel/event-bus.ts';
+export type { EventBus, EventBusOptions, EventHandler, EventRecord, EventScope, EventSource } from './kernel/event-bus.ts';
+export type { ArmatureEvents, ArmatureEventType, PythonLoadStage, PythonStatus, ToolCaller } from './kernel/events.ts';
+export {
+  ArmatureError,
+  ContainerDisposedError,
+  DependencyCycleError,
+  DependencyFailedError,
+  DuplicateRegistrationError,
+  ManifestError,
+  MissingDependencyError,
+  ModuleInitError,
+  ToolManifestMismatchError,
+  toErrorInfo,
+} from './kernel/errors.ts';
+export type { ErrorInfo } from './kernel/errors.ts';
+export { DisposableStore, toDisposable } from './kernel/lifecycle.ts';
+export type { Disposable } from './kernel/lifecycle.ts';
+export { loadPersona, orderByDependencies } from './kernel/loader.ts';
+export type { ModuleReport, UpgradeImporter } from './kernel/loader.ts';
+export { readManifests } from './kernel/manifests.ts';
+export type { DeclaredTool, Manifests } from './kernel/manifests.ts';
+export type { Persona, ToolDeclaration, UpgradeEntry } from './kernel/manifest-schemas.ts';
+export { TOOL_RUNNER_ID } from './kernel/tool-contract.ts';
+export type { ExecuteOptions, ToolExecutor, ToolFailure, ToolResult, ToolRunnerApi, ToolStats, ToolSuccess } from './kernel/tool-contract.ts';
+export type { ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from './kernel/upgrade.ts';
+export type { FileStore, Platform, ProjectFiles, StoredFile } from './platform/platform.ts';

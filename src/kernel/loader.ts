@@ -1,0 +1,233 @@
+import { Container } from './container.ts';
+import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from './errors.ts';
+import type { EventBus } from './event-bus.ts';
+import type { Disposable } from './lifecycle.ts';
+import type { Manifests } from './manifests.ts';
+import type { Persona, UpgradeEntry } from './manifest-schemas.ts';
+import { TOOL_RUNNER_ID, type ToolRunnerApi } from './tool-contract.ts';
+import type { UpgradeMetadata, UpgradeModule } from './upgrade.ts';
+import type { Platform } from '../platform/platform.ts';
+
+/** Imports an upgrade's entry module. */
+export type UpgradeImporter = (entry: string) => Promise<UpgradeModule>;
+
+/**
+ * Default importer: one template-literal import, which Node/tsx and the browser resolve at run
+ * time and esbuild turns into a map of every `upgrades/<folder>/index.ts` when bundling.
+ */
+export const importUpgrade: UpgradeImporter = async (entry) => {
+  const folder = /^upgrades\/([a-z0-9-]+)\/index\.ts$/.exec(entry)?.[1];
+  if (!folder) throw new ArmatureError('INVALID_ENTRY', `[import] entry ${JSON.stringify(entry)} is not of the form "upgrades/<folder>/index.ts"`);
+  return (await import(`../../upgrades/${folder}/index.ts`)) as UpgradeModule;
+};
+
+/** What the loader reports about one module. */
+export interface ModuleReport {
+  id: string;
+  state: 'loaded' | 'failed';
+  /** Import + factory + init, in ms. */
+  durationMs: number;
+  version?: string;
+  category: UpgradeEntry['category'];
+  /** Widget tag from the module's metadata. */
+  widget: string | null;
+  blueprint: string;
+  error?: ErrorInfo;
+  /** Module whose own failure made this one fail. */
+  rootCause?: string;
+}
+
+/** Options of {@link loadPersona}. */
+export interface LoadOptions {
+  manifests: Manifests;
+  persona: Persona;
+  bus: EventBus;
+  platform: Platform;
+  /** Container the persona's scope is created under. */
+  container: Container;
+  /** Per-upgrade options by upgrade id. Default: `{}`. */
+  config?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Default: {@link importUpgrade}. */
+  importer?: UpgradeImporter;
+}
+
+/** The persona scope the loader built. */
+export interface LoadedPersona {
+  container: Container;
+  reports: ModuleReport[];
+  metadata: Map<string, UpgradeMetadata>;
+}
+
+/**
+ * Boots a persona's upgrades into a child container: orders them by dependencies, imports each
+ * entry, checks its metadata against `modules/upgrades.json`, registers it, then initializes
+ * every module. A failing module is reported (`module:failed`) and its dependents fail naming it;
+ * unrelated modules still load.
+ */
+export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> {
+  const { manifests, persona, bus, platform } = options;
+  const importer = options.importer ?? importUpgrade;
+  const started = new Map<string, number>();
+  const reports = new Map<string, ModuleReport>();
+  const metadata = new Map<string, UpgradeMetadata>();
+  const importMs = new Map<string, number>();
+
+  const report = (id: string, patch: Partial<ModuleReport>) => {
+    const entry = manifests.upgrades.get(id)!;
+    const base: ModuleReport = reports.get(id) ?? {
+      id,
+      state: 'failed',
+      durationMs: 0,
+      category: entry.category,
+      widget: metadata.get(id)?.widget ?? null,
+      blueprint: entry.blueprint,
+    };
+    reports.set(id, { ...base, ...patch });
+  };
+
+  const container = options.container.createChild({
+    onLoading: (id) => {
+      started.set(id, now());
+      bus.emit('module:loading', { id });
+    },
+    onLoaded: (id, ms) => {
+      const durationMs = ms + (importMs.get(id) ?? 0);
+      const version = metadata.get(id)?.version ?? '0.0.0';
+      report(id, { state: 'loaded', durationMs, version, widget: metadata.get(id)?.widget ?? null });
+      bus.emit('module:loaded', { id, version, durationMs });
+    },
+    onFailed: (id, error, ms, rootCause) => {
+      const durationMs = ms + (importMs.get(id) ?? 0);
+      report(id, { state: 'failed', durationMs, error, rootCause, version: metadata.get(id)?.version });
+      bus.emit('module:failed', rootCause ? { id, error, durationMs, rootCause } : { id, error, durationMs });
+    },
+    onDisposed: (id) => bus.emit('module:disposed', { id }),
+  });
+
+  const order = orderByDependencies(persona.upgrades, manifests);
+  // Imports run in parallel: they are independent, and in the browser each is a network fetch.
+  const modules = await Promise.all(
+    order.map(async (id) => {
+      const entry = manifests.upgrades.get(id)!;
+      const t0 = now();
+      try {
+        const mod = await importer(entry.entry);
+        checkMetadata(entry, mod);
+        metadata.set(id, mod.metadata);
+        return { entry, mod };
+      } catch (error) {
+        return { entry, error };
+      } finally {
+        importMs.set(id, now() - t0);
+      }
+    }),
+  );
+
+  for (const m of modules) {
+    const { entry } = m;
+    const declared = [...manifests.tools.values()].filter((t) => t.module === entry.id);
+    container.register({
+      id: entry.id,
+      dependencies: entry.dependencies,
+      optionalDependencies: entry.optionalDependencies,
+      factory: async (deps) => {
+        if ('error' in m) throw m.error;
+        const scope = bus.scope(entry.id);
+        const instance = await m.mod.factory(deps, {
+          bus: scope,
+          persona,
+          platform,
+          tools: declared,
+          config: options.config?.[entry.id] ?? {},
+        });
+        const implemented = Object.keys(instance.tools ?? {});
+        const declaredOnly = declared.map((t) => t.name).filter((n) => !implemented.includes(n));
+        const implementedOnly = implemented.filter((n) => !declared.some((t) => t.name === n));
+        if (declaredOnly.length || implementedOnly.length) {
+          scope.dispose();
+          await instance.dispose?.();
+          throw new ToolManifestMismatchError(entry.id, declaredOnly, implementedOnly);
+        }
+        let registration: Disposable | undefined;
+        return {
+          api: instance.api,
+          init: async () => {
+            await instance.init?.();
+            if (implemented.length) {
+              const runner = deps[TOOL_RUNNER_ID] as ToolRunnerApi | undefined;
+              if (!runner)
+                throw new ArmatureError(
+                  'TOOL_RUNNER_MISSING',
+                  `[tools] ${entry.id} implements tools (${implemented.join(', ')}) but does not depend on ${TOOL_RUNNER_ID}: add it to its dependencies in modules/upgrades.json and its metadata`,
+                );
+              const handlers = instance.tools!;
+              registration = runner.registerTools(declared, (name, args, call) => handlers[name]!(args, call));
+              bus.emit('tool:registered', { module: entry.id, names: implemented });
+            }
+          },
+          dispose: async () => {
+            registration?.dispose();
+            try {
+              await instance.dispose?.();
+            } finally {
+              scope.dispose();
+            }
+          },
+        };
+      },
+    });
+  }
+
+  // In dependency order, so each module's wait on its dependencies is already over and its
+  // reported time is its own.
+  for (const id of order) {
+    try {
+      await container.resolve(id);
+    } catch {
+      // Reported through onFailed; unrelated modules keep loading.
+    }
+  }
+  return { container, reports: order.map((id) => reports.get(id)!), metadata };
+}
+
+/** Persona upgrades ordered so that dependencies come first; ties keep the persona's order. */
+export function orderByDependencies(ids: readonly string[], manifests: Manifests): string[] {
+  const wanted = new Set(ids);
+  const out: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (id: string) => {
+    if (state.get(id)) return; // a cycle is left for the container to report with its path
+    state.set(id, 'visiting');
+    const entry = manifests.upgrades.get(id)!;
+    for (const d of [...entry.dependencies, ...entry.optionalDependencies]) if (wanted.has(d)) visit(d);
+    state.set(id, 'done');
+    out.push(id);
+  };
+  ids.forEach(visit);
+  return out;
+}
+
+function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {
+  const where = `${entry.entry}`;
+  if (!mod || typeof mod !== 'object' || !mod.metadata || typeof mod.factory !== 'function') {
+    throw new ArmatureError('INVALID_UPGRADE', `[import] ${where} must export "metadata" and "factory(deps, context)"`);
+  }
+  const m = mod.metadata;
+  const problems: string[] = [];
+  if (m.id !== entry.id) problems.push(`id is ${JSON.stringify(m.id)} in ${where} but ${JSON.stringify(entry.id)} in modules/upgrades.json`);
+  const same = (a: readonly string[] = [], b: readonly string[] = []) => [...a].sort().join() === [...b].sort().join();
+  if (!same(m.dependencies, entry.dependencies))
+    problems.push(`dependencies are [${m.dependencies.join(', ')}] in ${where} but [${entry.dependencies.join(', ')}] in modules/upgrades.json`);
+  if (!same(m.optionalDependencies, entry.optionalDependencies))
+    problems.push(
+      `optionalDependencies are [${(m.optionalDependencies ?? []).join(', ')}] in ${where} but [${entry.optionalDependencies.join(', ')}] in modules/upgrades.json`,
+    );
+  if (m.blueprint !== entry.blueprint) problems.push(`blueprint is ${m.blueprint} in ${where} but ${entry.blueprint} in modules/upgrades.json`);
+  if (m.category !== entry.category) problems.push(`category is ${m.category} in ${where} but ${entry.category} in modules/upgrades.json`);
+  if (problems.length) throw new ArmatureError('METADATA_MISMATCH', `[import] ${entry.id}: ${problems.join('; ')}`);
+}
+
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+

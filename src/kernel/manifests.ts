@@ -1,0 +1,101 @@
+import { ArmatureError, ManifestError } from './errors.ts';
+import {
+  PersonaSchema,
+  ToolManifestSchema,
+  UpgradeRegistrySchema,
+  parseManifest,
+  type Persona,
+  type ToolDeclaration,
+  type UpgradeEntry,
+} from './manifest-schemas.ts';
+import type { ProjectFiles } from '../platform/platform.ts';
+import { closest } from './suggest.ts';
+
+/** Tool manifest files, in the order they are read. */
+export const TOOL_MANIFESTS = ['modules/tools-read.json', 'modules/tools-write.json'] as const;
+
+/** A tool declaration and the manifest file it came from. */
+export interface DeclaredTool extends ToolDeclaration {
+  /** E.g. `modules/tools-read.json`. */
+  file: string;
+}
+
+/** Every manifest of the project, validated and cross-checked. */
+export interface Manifests {
+  upgrades: Map<string, UpgradeEntry>;
+  personas: Map<string, Persona>;
+  tools: Map<string, DeclaredTool>;
+}
+
+/**
+ * Reads and validates `modules/upgrades.json`, the tool manifests and every persona, then checks
+ * that they refer to each other correctly. Throws {@link ManifestError} naming the file, the JSON
+ * path and what was expected.
+ */
+export async function readManifests(project: ProjectFiles): Promise<Manifests> {
+  const registryFile = 'modules/upgrades.json';
+  const registry = parseManifest(registryFile, await readOrThrow(project, registryFile), UpgradeRegistrySchema);
+  const upgrades = new Map<string, UpgradeEntry>();
+  registry.upgrades.forEach((u, i) => {
+    if (upgrades.has(u.id)) throw new ManifestError(registryFile, `at $.upgrades[${i}].id: upgrade ${u.id} is registered twice`);
+    upgrades.set(u.id, u);
+  });
+  registry.upgrades.forEach((u, i) => {
+    [...u.dependencies, ...u.optionalDependencies].forEach((d) => {
+      if (!upgrades.has(d))
+        throw new ManifestError(registryFile, `at $.upgrades[${i}]: ${u.id} depends on ${d}, which is not registered${hint(d, upgrades.keys())}`);
+    });
+  });
+
+  const tools = new Map<string, DeclaredTool>();
+  for (const file of TOOL_MANIFESTS) {
+    const list = parseManifest(file, await readOrThrow(project, file), ToolManifestSchema);
+    list.forEach((t, i) => {
+      const prior = tools.get(t.name);
+      if (prior) throw new ManifestError(file, `at $[${i}].name: tool ${t.name} is already declared in ${prior.file}`);
+      if (!upgrades.has(t.module))
+        throw new ManifestError(file, `at $[${i}].module: tool ${t.name} names module ${t.module}, which is not in ${registryFile}${hint(t.module, upgrades.keys())}`);
+      tools.set(t.name, { ...t, file });
+    });
+  }
+
+  const personas = new Map<string, Persona>();
+  for (const file of await project.list('modules/personas', '.json')) {
+    const persona = parseManifest(file, await project.read(file), PersonaSchema);
+    const expectedId = file.slice('modules/personas/'.length, -'.json'.length);
+    if (persona.id !== expectedId) throw new ManifestError(file, `at $.id: expected "${expectedId}" (the file name), got "${persona.id}"`);
+    persona.upgrades.forEach((u, i) => {
+      if (!upgrades.has(u)) throw new ManifestError(file, `at $.upgrades[${i}]: unknown upgrade ${u}${hint(u, upgrades.keys())}`);
+    });
+    persona.tools.forEach((t, i) => {
+      if (t !== '*' && !tools.has(t)) throw new ManifestError(file, `at $.tools[${i}]: unknown tool ${t}${hint(t, tools.keys())}`);
+    });
+    personas.set(persona.id, persona);
+  }
+  if (!personas.has('default')) throw new ManifestError('modules/personas/default.json', 'the default persona is missing');
+  return { upgrades, personas, tools };
+}
+
+/** The persona called `id`, or an error listing the ones that exist. */
+export function findPersona(manifests: Manifests, id: string): Persona {
+  const persona = manifests.personas.get(id);
+  if (persona) return persona;
+  throw new ArmatureError(
+    'UNKNOWN_PERSONA',
+    `[boot] no persona "${id}"${hint(id, manifests.personas.keys())}. Personas: ${[...manifests.personas.keys()].join(', ')} (modules/personas/<id>.json)`,
+    { details: { persona: id } },
+  );
+}
+
+async function readOrThrow(project: ProjectFiles, file: string): Promise<string> {
+  try {
+    return await project.read(file);
+  } catch (e) {
+    throw new ManifestError(file, `cannot be read (${(e as Error).message})`);
+  }
+}
+
+function hint(value: string, options: Iterable<string>): string {
+  const near = closest(value, options);
+  return near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(' or ')}?)` : '';
+}

@@ -1,0 +1,29 @@
+/** Levenshtein distance between `a` and `b` (two rows, O(|a|·|b|) time, O(|b|) memory). */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * Up to `max` candidates closest to `value`: within an edit distance of a third of the longer
+ * string (at least 2), or sharing a substring of 4+ characters, nearest first.
+ */
+export function closest(value: string, candidates: Iterable<string>, max = 3): string[] {
+  const v = value.toLowerCase();
+  const scored: { c: string; d: number }[] = [];
+  for (const c of candidates) {
+    const lc = c.toLowerCase();
+    const d = editDistance(v, lc);
+    const limit = Math.max(2, Math.floor(Math.max(v.length, lc.length) / 3));
+    const shares = v.length >= 4 && (lc.includes(v) || v.includes(lc));
+    if (d <= limit || shares) scored.push({ c, d: shares ? Math.min(d, limit) : d });
+  }
+  return scored.sort((x, y) => x.d - y.d || x.c.localeCompare(y.c)).slice(0, max).map((s) => s.c);
+}

@@ -1,0 +1,62 @@
+import type { ErrorInfo } from './errors.ts';
+import type { ToolCaller } from './events.ts';
+import type { Disposable } from './lifecycle.ts';
+import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
+import type { ToolCallContext } from './upgrade.ts';
+
+/** Id of the upgrade that runs tools; upgrades that implement tools depend on it. */
+export const TOOL_RUNNER_ID = 'ToolRunner';
+
+/** A successful tool call. */
+export interface ToolSuccess<T = unknown> {
+  ok: true;
+  value: T;
+  durationMs: number;
+}
+
+/** A failed tool call: never thrown, always returned. */
+export interface ToolFailure {
+  ok: false;
+  error: ErrorInfo;
+  /** What to try next, for an agent or a person. */
+  hint?: string;
+  durationMs: number;
+}
+
+/** The result of every tool call. */
+export type ToolResult<T = unknown> = ToolSuccess<T> | ToolFailure;
+
+/** Runs one tool; `args` are already validated. */
+export type ToolExecutor = (name: string, args: Record<string, unknown>, call: ToolCallContext) => unknown | Promise<unknown>;
+
+/** Options of one call. */
+export interface ExecuteOptions {
+  /** Who is calling. Default: `agent`. */
+  caller?: ToolCaller;
+  /** Timeout for this call in ms. Default: the tool's `timeoutMs`, else the runner's default (30 s). */
+  timeoutMs?: number;
+}
+
+/** Per-tool statistics. */
+export interface ToolStats {
+  name: string;
+  calls: number;
+  errors: number;
+  meanMs: number;
+  p95Ms: number;
+  lastCallAt?: number;
+}
+
+/** The ToolRunner's public API (contract of the `ToolRunner` upgrade). */
+export interface ToolRunnerApi {
+  /** Registers tools implemented by `executor`. The disposable unregisters them. */
+  registerTools(declarations: readonly ToolDeclaration[], executor: ToolExecutor): Disposable;
+  /** Runs a tool. Never throws. */
+  executeTool<T = unknown>(name: string, args?: unknown, options?: ExecuteOptions): Promise<ToolResult<T>>;
+  /** Declarations of registered tools the persona allows. Default persona: the booted one. */
+  getToolDeclarations(options?: { persona?: Persona }): ToolDeclaration[];
+  /** Whether a tool is registered (allowed or not). */
+  hasTool(name: string): boolean;
+  /** Statistics for every tool that has been called or registered. */
+  getStats(): ToolStats[];
+}

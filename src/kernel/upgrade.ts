@@ -1,0 +1,67 @@
+import type { EventScope } from './event-bus.ts';
+import type { ModuleInstance } from './container.ts';
+import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
+import type { Platform } from '../platform/platform.ts';
+import type { ToolCaller } from './events.ts';
+
+/** Categories group widgets on the dashboard. */
+export type UpgradeCategory = 'core' | 'runtime' | 'tools' | 'storage' | 'knowledge';
+
+/** What an upgrade module says about itself; must agree with its entry in `modules/upgrades.json`. */
+export interface UpgradeMetadata {
+  /** Unique id, PascalCase, e.g. `ToolRunner`. */
+  id: string;
+  /** Semver of the upgrade. */
+  version: string;
+  /** One sentence on what it does. */
+  description: string;
+  /** Ids of upgrades it needs. */
+  dependencies: readonly string[];
+  /** Ids of upgrades it uses when they are loaded. Default: none. */
+  optionalDependencies?: readonly string[];
+  /** Id of the blueprint it is built from, e.g. `0x000031`. */
+  blueprint: string;
+  /** Dashboard category. */
+  category: UpgradeCategory;
+  /** Custom element tag of its widget, or `null` for none. */
+  widget: string | null;
+}
+
+/** Context of one tool call, handed to the implementing handler. */
+export interface ToolCallContext {
+  /** Unique id of this call. */
+  callId: string;
+  /** Who asked. */
+  caller: ToolCaller;
+  /** Aborted when the call times out; long handlers should stop early. */
+  signal: AbortSignal;
+}
+
+/** Implementation of one tool; args are already validated against the tool's input schema. */
+export type ToolHandler = (args: Record<string, unknown>, call: ToolCallContext) => unknown | Promise<unknown>;
+
+/** What an upgrade's factory gets besides its dependencies. */
+export interface UpgradeContext {
+  /** The bus, scoped to this module: its subscriptions end when the module is disposed. */
+  bus: EventScope;
+  /** The persona being booted. */
+  persona: Persona;
+  /** Platform adapters (storage, project files). */
+  platform: Platform;
+  /** Tool declarations from the manifests that name this upgrade as their module. */
+  tools: readonly ToolDeclaration[];
+  /** Per-upgrade options from the boot call (`boot({ config: { [id]: {...} } })`). Default: `{}`. */
+  config: Readonly<Record<string, unknown>>;
+}
+
+/** What an upgrade's factory returns: a container instance plus the tools it implements. */
+export interface UpgradeInstance<Api = unknown> extends ModuleInstance<Api> {
+  /** Handlers for the tools this upgrade implements, by tool name. Default: none. */
+  tools?: Readonly<Record<string, ToolHandler>>;
+}
+
+/** The shape of an upgrade's entry module (`upgrades/<folder>/index.ts`). */
+export interface UpgradeModule<Api = unknown> {
+  metadata: UpgradeMetadata;
+  factory(deps: Record<string, unknown>, context: UpgradeContext): UpgradeInstance<Api> | Promise<UpgradeInstance<Api>>;
+}

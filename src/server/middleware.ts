@@ -1,0 +1,39 @@
+import { readProjectSnapshot } from './project-snapshot.ts';
+
+/** The subset of a Koa context these middlewares use (@web/dev-server and @web/test-runner are Koa-based). */
+interface KoaLikeContext {
+  path: string;
+  body: unknown;
+  type: string;
+  set(name: string, value: string): void;
+}
+type Next = () => Promise<unknown>;
+
+/** Path of the project snapshot endpoint the browser platform reads. */
+export const PROJECT_SNAPSHOT_PATH = '/__armature/project.json';
+
+/**
+ * The two headers that make a page and its workers cross-origin isolated, so that
+ * `SharedArrayBuffer` exists (needed by the interrupt buffer and the call_tool bridge).
+ */
+export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+/** Koa middleware adding {@link ISOLATION_HEADERS} to every response. */
+export function isolationHeadersMiddleware() {
+  return async (ctx: KoaLikeContext, next: Next) => {
+    for (const [k, v] of Object.entries(ISOLATION_HEADERS)) ctx.set(k, v);
+    await next();
+  };
+}
+
+/** Koa middleware serving the project snapshot (manifests and blueprints) at {@link PROJECT_SNAPSHOT_PATH}. */
+export function projectFilesMiddleware(root: string) {
+  return async (ctx: KoaLikeContext, next: Next) => {
+    if (ctx.path !== PROJECT_SNAPSHOT_PATH) return next();
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(await readProjectSnapshot(root));
+  };
+}

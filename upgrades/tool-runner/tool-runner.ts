@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { ArmatureError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
+import type { EventSource } from '../../src/kernel/event-bus.ts';
+import { formatJsonPath, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import { toDisposable } from '../../src/kernel/lifecycle.ts';
+import { closest } from '../../src/kernel/suggest.ts';
+import type { ExecuteOptions, ToolExecutor, ToolResult, ToolRunnerApi, ToolStats } from '../../src/kernel/tool-contract.ts';
+
+/** Options of {@link createToolRunner}. */
+export interface ToolRunnerOptions {
+  /** Where `tool:started` / `tool:finished` go. */
+  bus: Pick<EventSource, 'emit'>;
+  /** The booted persona; its `tools` list is the allow-list. */
+  persona: Persona;
+  /** Timeout of a call when neither the call nor the tool sets one, in ms. Default: 30000. */
+  defaultTimeoutMs?: number;
+  /** How many recent durations per tool feed the mean and p95. Default: 256. */
+  statsWindow?: number;
+}
+
+/** A result before its duration is known. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: ErrorInfo; hint?: string };
+
+interface Registered {
+  declaration: ToolDeclaration;
+  validator: z.ZodType;
+  executor: ToolExecutor;
+}
+
+interface StatsEntry {
+  calls: number;
+  errors: number;
+  durations: number[];
+  next: number;
+  lastCallAt?: number;
+}
+
+/** Whether `persona` may call `name`. */
+export function personaAllows(persona: Persona, name: string): boolean {
+  return persona.tools.includes('*') || persona.tools.includes(name);
+}
+
+let callCounter = 0;
+
+/**
+ * The ToolRunner: validates arguments against each tool's JSON Schema (through zod's JSON Schema
+ * conversion), enforces the persona's allow-list and a per-call timeout, keeps per-tool statistics
+ * and emits `tool:started` / `tool:finished`. `executeTool` never throws.
+ */
+export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
+  const { bus, persona } = options;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+  const window = options.statsWindow ?? 256;
+  const tools = new Map<string, Registered>();
+  const stats = new Map<string, StatsEntry>();
+
+  const statsFor = (name: string) => {
+    let s = stats.get(name);
+    if (!s) stats.set(name, (s = { calls: 0, errors: 0, durations: [], next: 0 }));
+    return s;
+  };
+
+  const fail = (code: string, message: string, hint?: string, details?: unknown): Outcome => {
+    const error: ErrorInfo = details === undefined ? { code, message } : { code, message, details };
+    return hint ? { ok: false, error, hint } : { ok: false, error };
+  };
+
+  async function run(name: string, args: unknown, opts: ExecuteOptions, callId: string): Promise<Outcome> {
+    const tool = tools.get(name);
+    if (!tool) {
+      const near = closest(name, tools.keys());
+      return fail(
+        'UNKNOWN_TOOL',
+        `[executeTool] no tool named ${JSON.stringify(name)}${near.length ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(' or ')}?` : ''}`,
+        near.length ? `Call ${near[0]} instead.` : 'List the available tools with getToolDeclarations().',
+        { name, suggestions: near },
+      );
+    }
+    if (!personaAllows(persona, name)) {
+      return fail(
+        'TOOL_NOT_ALLOWED',
+        `[executeTool] persona ${persona.id} does not allow tool ${name}`,
+        `Add "${name}" to "tools" in modules/personas/${persona.id}.json, or use a persona that allows it.`,
+        { name, persona: persona.id },
+      );
+    }
+    const parsed = tool.validator.safeParse(args ?? {});
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({ path: formatJsonPath(i.path), message: i.message }));
+      return fail(
+        'INVALID_ARGUMENTS',
+        `[executeTool] invalid arguments for ${name}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+        `Fix the listed fields; ${name} takes ${describeSchema(tool.declaration.inputSchema)}.`,
+        { issues },
+      );
+    }
+    const timeoutMs = opts.timeoutMs ?? tool.declaration.timeoutMs ?? defaultTimeoutMs;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([
+        Promise.resolve().then(() =>
+          tool.executor(name, parsed.data as Record<string, unknown>, { callId, caller: opts.caller ?? 'agent', signal: controller.signal }),
+        ),
+        timeout,
+      ]);
+      if (outcome === 'timeout') {
+        controller.abort(new ArmatureError('TIMEOUT', `${name} timed out`));
+        return fail('TIMEOUT', `[executeTool] ${name} did not finish within ${timeoutMs} ms`, 'Retry with a larger timeoutMs or smaller input.', {
+          timeoutMs,
+        });
+      }
+      return { ok: true, value: outcome };
+    } catch (e) {
+      const info = toErrorInfo(e, 'TOOL_FAILED');
+      const hint = e instanceof ArmatureError ? e.hint : undefined;
+      return hint ? { ok: false, error: info, hint } : { ok: false, error: info };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    registerTools(declarations, executor) {
+      const names: string[] = [];
+      for (const d of declarations) {
+        if (tools.has(d.name)) {
+          throw new ArmatureError('DUPLICATE_TOOL', `[registerTools] tool ${d.name} is already registered (by ${tools.get(d.name)!.declaration.module})`);
+        }
+      }
+      for (const d of declarations) {
+        let validator: z.ZodType;
+        try {
+          validator = z.fromJSONSchema(d.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+        } catch (e) {
+          throw new ArmatureError('INVALID_TOOL_SCHEMA', `[registerTools] ${d.name}: inputSchema is not a usable JSON Schema (${(e as Error).message})`);
+        }
+        tools.set(d.name, { declaration: d, validator, executor });
+        statsFor(d.name);
+        names.push(d.name);
+      }
+      return toDisposable(() => {
+        for (const n of names) if (tools.get(n)?.executor === executor) tools.delete(n);
+      });
+    },
+
+    async executeTool<T>(name: string, args?: unknown, opts: ExecuteOptions = {}): Promise<ToolResult<T>> {
+      const callId = `call-${++callCounter}`;
+      const caller = opts.caller ?? 'agent';
+      const t0 = performance.now();
+      bus.emit('tool:started', { callId, name, caller });
+      let result: Outcome;
+      try {
+        result = await run(name, args, opts, callId);
+      } catch (e) {
+        // run() handles every expected failure; this is a last line of defence for the never-throw contract.
+        result = { ok: false, error: toErrorInfo(e) };
+      }
+      const durationMs = performance.now() - t0;
+      if (tools.has(name)) {
+        const s = statsFor(name);
+        s.calls++;
+        if (!result.ok) s.errors++;
+        s.lastCallAt = Date.now();
+        if (s.durations.length < window) s.durations.push(durationMs);
+        else s.durations[s.next] = durationMs;
+        s.next = (s.next + 1) % window;
+      }
+      bus.emit(
+        'tool:finished',
+        result.ok ? { callId, name, caller, ok: true, durationMs } : { callId, name, caller, ok: false, durationMs, error: result.error },
+      );
+      return { ...result, durationMs } as ToolResult<T>;
+    },
+
+    getToolDeclarations(o = {}) {
+      const p = o.persona ?? persona;
+      return [...tools.values()].map((t) => t.declaration).filter((d) => personaAllows(p, d.name));
+    },
+
+    hasTool: (name) => tools.has(name),
+
+    getStats() {
+      return [...stats.entries()].map(([name, s]): ToolStats => {
+        const sorted = [...s.durations].sort((a, b) => a - b);
+        const mean = sorted.length ? sorted.reduce((a, b) => a + b, 0) / sorted.length : 0;
+        const p95 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.95) - 1)]! : 0;
+        return s.lastCallAt === undefined
+          ? { name, calls: s.calls, errors: s.errors, meanMs: mean, p95Ms: p95 }
+          : { name, calls: s.calls, errors: s.errors, meanMs: mean, p95Ms: p95, lastCallAt: s.lastCallAt };
+      });
+    },
+  };
+}
+
+/** A compact signature of an object JSON Schema: `{ path: string, encoding?: "utf8" | "base64" }`. */
+export function describeSchema(schema: Record<string, unknown>): string {
+  const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const type = (p: Record<string, unknown>): string =>
+    Array.isArray(p.enum) ? p.enum.map((v) => JSON.stringify(v)).join(' | ') : p.type === 'array' ? `${type((p.items ?? {}) as Record<string, unknown>)}[]` : String(p.type ?? 'any');
+  const fields = Object.entries(props).map(([k, p]) => `${k}${required.has(k) ? '' : '?'}: ${type(p)}`);
+  return fields.length ? `{ ${fields.join(', ')} }` : '{}';
+}

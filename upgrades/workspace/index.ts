@@ -1,0 +1,22 @@
+import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import { createWorkspace, workspaceTools, type WorkspaceApi } from './workspace.ts';
+
+export type { FileInfo, WorkspaceApi } from './workspace.ts';
+
+/** Workspace: the agent's durable file system. */
+export const metadata: UpgradeMetadata = {
+  id: 'Workspace',
+  version: '1.0.0',
+  description: 'A file system for agents, in memory and persisted to IndexedDB (browser) or a directory (Node).',
+  dependencies: ['ToolRunner'],
+  blueprint: '0x000014',
+  category: 'storage',
+  widget: 'workspace-widget',
+};
+
+export const factory: UpgradeModule<WorkspaceApi>['factory'] = async (_deps, ctx) => {
+  const store = await ctx.platform.openStore('workspace');
+  const num = (k: string) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : undefined);
+  const api = await createWorkspace({ store, bus: ctx.bus, maxFileBytes: num('maxFileBytes'), maxTotalBytes: num('maxTotalBytes') });
+  return { api, tools: workspaceTools(api), dispose: () => store.close() };
+};

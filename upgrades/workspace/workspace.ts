@@ -1,0 +1,197 @@
+import { ArmatureError } from '../../src/kernel/errors.ts';
+import type { EventSource } from '../../src/kernel/event-bus.ts';
+import type { FileStore } from '../../src/platform/platform.ts';
+import { fromBase64, toBase64, tryDecodeUtf8 } from './encoding.ts';
+import { normalizePath } from './paths.ts';
+
+/** Metadata of one workspace file. */
+export interface FileInfo {
+  path: string;
+  size: number;
+  /** ms since the epoch. */
+  mtime: number;
+}
+
+/** The Workspace upgrade's API (its contract for other upgrades). */
+export interface WorkspaceApi {
+  /** Files whose path starts with `prefix` (normalized), sorted by path. Default: every file. */
+  list(prefix?: string): FileInfo[];
+  /** Metadata of `path`, or `undefined` when absent. */
+  stat(path: string): FileInfo | undefined;
+  /** Contents of `path`; throws `FILE_NOT_FOUND`. */
+  read(path: string): Uint8Array;
+  /** Contents of `path` as UTF-8; throws `FILE_NOT_FOUND` or `NOT_TEXT`. */
+  readText(path: string): string;
+  /** Creates or replaces `path`; resolves once durable. */
+  write(path: string, data: Uint8Array | string): Promise<FileInfo & { created: boolean }>;
+  /** Deletes `path`; resolves to whether it existed, once durable. */
+  delete(path: string): Promise<boolean>;
+  /** Total bytes stored. */
+  totalBytes(): number;
+}
+
+/** Options of {@link createWorkspace}. */
+export interface WorkspaceOptions {
+  /** Durable store (IndexedDB or a directory). */
+  store: FileStore;
+  /** Where `workspace:written` / `workspace:deleted` go. */
+  bus: Pick<EventSource, 'emit'>;
+  /** Largest single file in bytes. Default: 50 MiB. */
+  maxFileBytes?: number;
+  /** Largest total size in bytes. Default: 500 MiB. */
+  maxTotalBytes?: number;
+}
+
+interface Entry {
+  data: Uint8Array;
+  mtime: number;
+}
+
+/**
+ * An in-memory file system for agents, persisted through a {@link FileStore}. Store operations
+ * run one at a time in call order, so what is on disk always ends in the order callers asked.
+ * A write that fails to persist is rolled back in memory and reported.
+ */
+export async function createWorkspace(options: WorkspaceOptions): Promise<WorkspaceApi> {
+  const { store, bus } = options;
+  const maxFile = options.maxFileBytes ?? 50 * 1024 * 1024;
+  const maxTotal = options.maxTotalBytes ?? 500 * 1024 * 1024;
+  const files = new Map<string, Entry>();
+  let total = 0;
+  for (const f of await store.load()) {
+    files.set(f.path, { data: f.data, mtime: f.mtime });
+    total += f.data.byteLength;
+  }
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(op: () => Promise<T>): Promise<T> => {
+    const next = queue.then(op, op);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const get = (path: string): Entry => {
+    const p = normalizePath(path);
+    const e = files.get(p);
+    if (!e) {
+      throw new ArmatureError('FILE_NOT_FOUND', `[workspace] no file ${JSON.stringify(p)}`, {
+        details: { path: p },
+        hint: 'List the files with list_files.',
+      });
+    }
+    return e;
+  };
+  const info = (path: string, e: Entry): FileInfo => ({ path, size: e.data.byteLength, mtime: e.mtime });
+
+  return {
+    list(prefix) {
+      const p = prefix ? normalizePath(prefix) : '';
+      return [...files.entries()]
+        .filter(([path]) => !p || path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`))
+        .map(([path, e]) => info(path, e))
+        .sort((a, b) => (a.path < b.path ? -1 : 1));
+    },
+    stat(path) {
+      const p = normalizePath(path);
+      const e = files.get(p);
+      return e ? info(p, e) : undefined;
+    },
+    read: (path) => get(path).data,
+    readText(path) {
+      const text = tryDecodeUtf8(get(path).data);
+      if (text === undefined) {
+        throw new ArmatureError('NOT_TEXT', `[workspace] ${JSON.stringify(normalizePath(path))} is not UTF-8 text`, {
+          hint: 'Read it with encoding "base64".',
+        });
+      }
+      return text;
+    },
+    write(path, data) {
+      const p = normalizePath(path);
+      const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
+      if (bytes.byteLength > maxFile) {
+        return Promise.reject(
+          new ArmatureError('FILE_TOO_LARGE', `[workspace] ${JSON.stringify(p)} is ${bytes.byteLength} bytes; the limit is ${maxFile}`, {
+            hint: 'Split the data into several files.',
+          }),
+        );
+      }
+      const prior = files.get(p);
+      const newTotal = total - (prior?.data.byteLength ?? 0) + bytes.byteLength;
+      if (newTotal > maxTotal) {
+        return Promise.reject(
+          new ArmatureError('WORKSPACE_FULL', `[workspace] writing ${JSON.stringify(p)} would make the workspace ${newTotal} bytes; the limit is ${maxTotal}`, {
+            hint: 'Delete files you no longer need.',
+          }),
+        );
+      }
+      // Strictly increasing mtimes per file make "changed since" checks reliable even within one ms.
+      const mtime = Math.max(Date.now(), (prior?.mtime ?? 0) + 1);
+      const entry = { data: bytes, mtime };
+      files.set(p, entry);
+      total = newTotal;
+      return serial(async () => {
+        try {
+          await store.put({ path: p, data: bytes, mtime });
+        } catch (e) {
+          if (files.get(p) === entry) {
+            if (prior) files.set(p, prior);
+            else files.delete(p);
+            total += (prior?.data.byteLength ?? 0) - bytes.byteLength;
+          }
+          throw new ArmatureError('PERSIST_FAILED', `[workspace] could not persist ${JSON.stringify(p)}: ${(e as Error).message}`, { cause: e });
+        }
+        bus.emit('workspace:written', { path: p, size: bytes.byteLength, mtime });
+        return { path: p, size: bytes.byteLength, mtime, created: !prior };
+      });
+    },
+    delete(path) {
+      const p = normalizePath(path);
+      const prior = files.get(p);
+      if (!prior) return Promise.resolve(false);
+      files.delete(p);
+      total -= prior.data.byteLength;
+      return serial(async () => {
+        try {
+          await store.delete(p);
+        } catch (e) {
+          if (!files.has(p)) {
+            files.set(p, prior);
+            total += prior.data.byteLength;
+          }
+          throw new ArmatureError('PERSIST_FAILED', `[workspace] could not delete ${JSON.stringify(p)}: ${(e as Error).message}`, { cause: e });
+        }
+        bus.emit('workspace:deleted', { path: p });
+        return true;
+      });
+    },
+    totalBytes: () => total,
+  };
+}
+
+/** Tool handlers over a workspace: `read_file`, `write_file`, `list_files`, `delete_file`. */
+export function workspaceTools(ws: WorkspaceApi) {
+  return {
+    read_file: async (args: Record<string, unknown>) => {
+      const path = normalizePath(args.path);
+      const data = ws.read(path);
+      const meta = ws.stat(path)!;
+      if (args.encoding === 'base64') return { ...meta, encoding: 'base64', content: toBase64(data) };
+      return { ...meta, encoding: 'utf8', content: ws.readText(path) };
+    },
+    write_file: async (args: Record<string, unknown>) => {
+      const content = String(args.content);
+      const data = args.encoding === 'base64' ? fromBase64(content) : content;
+      return ws.write(String(args.path), data);
+    },
+    list_files: async (args: Record<string, unknown>) => {
+      const files = ws.list(typeof args.prefix === 'string' ? args.prefix : undefined);
+      return { files, count: files.length, totalBytes: files.reduce((n, f) => n + f.size, 0) };
+    },
+    delete_file: async (args: Record<string, unknown>) => {
+      const path = normalizePath(args.path);
+      if (!(await ws.delete(path))) {
+        throw new ArmatureError('FILE_NOT_FOUND', `[workspace] no file ${JSON.stringify(path)}`, { hint: 'List the files with list_files.' });
+      }
+      return { path, deleted: true };
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// Browser suites run in the system Chromium (no browser download is possible here).
+import { writeFileSync } from 'node:fs';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { defaultReporter, summaryReporter } from '@web/test-runner';
+import { projectFilesMiddleware, isolationHeadersMiddleware } from './src/server/middleware.ts';
+
+const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
+const chromeArgs = [
+  '--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+];
+
+/** Counts results across all sessions and writes them where scripts/test.mjs reads them. */
+function countingReporter() {
+  return {
+    onTestRunFinished({ sessions }) {
+      let passed = 0;
+      let failed = 0;
+      const walk = (suite) => {
+        for (const t of suite.tests ?? []) {
+          if (t.skipped) continue;
+          if (t.passed) passed++;
+          else failed++;
+        }
+        for (const s of suite.suites ?? []) walk(s);
+      };
+      for (const s of sessions) {
+        if (s.testResults) walk(s.testResults);
+        // A file that failed to load or threw outside a test counts as one failure.
+        if (!s.passed && (s.errors?.length ?? 0) > 0) failed++;
+      }
+      if (process.env.ARMATURE_WTR_SUMMARY) writeFileSync(process.env.ARMATURE_WTR_SUMMARY, JSON.stringify({ passed, failed }));
+    },
+  };
+}
+
+
+export default {
+  rootDir: '.',
+  files: ['src/**/*.browser.test.ts', 'upgrades/**/*.browser.test.ts', 'test/browser/**/*.test.ts'],
+  nodeResolve: { exportConditions: ['browser', 'production'] },
+  concurrency: 1,
+  testsFinishTimeout: 600_000,
+  testFramework: { config: { timeout: 120_000 } },
+  browserStartTimeout: 60_000,
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022' })],
+  middleware: [isolationHeadersMiddleware(), projectFilesMiddleware(process.cwd())],
+  browsers: [chromeLauncher({ launchOptions: { executablePath, headless: true, args: chromeArgs } })],
+  reporters: [defaultReporter(), summaryReporter({ flatten: false }), countingReporter()],
+};

@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
@@ -71,7 +71,7 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
           if (entry.isDirectory()) await walk(full);
           else if (entry.isFile() && !entry.name.includes('.armature-tmp-')) {
             const [data, info] = await Promise.all([readFile(full), stat(full)]);
-            out.push({ path: relative(dir, full).split(sep).join('/'), data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), mtime: info.mtimeMs });
+            out.push({ path: relative(dir, full).split(sep).join('/'), data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), mtime: Math.round(info.mtimeMs) });
           }
         }
       };
@@ -121,7 +121,7 @@ async function pruneEmptyDirs(from: string, stopAt: string): Promise<void> {
   while (current.startsWith(stopAt + sep)) {
     try {
       if ((await readdir(current)).length > 0) return;
-      await rm(current, { recursive: false, force: true });
+      await rmdir(current);
     } catch {
       return;
     }

@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createEventBus } from './event-bus.ts';
+
+test('handlers receive typed payloads and the record', () => {
+  const bus = createEventBus();
+  const seen: unknown[] = [];
+  bus.on('module:loaded', (p, r) => seen.push([p.id, p.durationMs, r.type, typeof r.seq]));
+  bus.emit('module:loaded', { id: 'A', version: '1.0.0', durationMs: 3 });
+  assert.deepEqual(seen, [['A', 3, 'module:loaded', 'number']]);
+});
+
+test('type errors: unknown events and wrong payloads do not compile', () => {
+  const bus = createEventBus();
+  // @ts-expect-error — not an event of the map
+  bus.emit('module:exploded', { id: 'A' });
+  // @ts-expect-error — payload lacks durationMs and version
+  bus.emit('module:loaded', { id: 'A' });
+  // @ts-expect-error — stdout chunks are strings
+  bus.on('python:stdout', (p) => p.chunk.toFixed());
+  assert.equal(bus.history().length, 2); // emitted at run time anyway; the check above is the compiler's
+});
+
+test('dispose unsubscribes; onAny sees everything', () => {
+  const bus = createEventBus();
+  let n = 0;
+  const types: string[] = [];
+  const sub = bus.on('tool:started', () => n++);
+  const any = bus.onAny((r) => types.push(r.type));
+  bus.emit('tool:started', { callId: '1', name: 'x', caller: 'test' });
+  sub.dispose();
+  sub.dispose();
+  bus.emit('tool:started', { callId: '2', name: 'x', caller: 'test' });
+  bus.emit('workspace:deleted', { path: 'a' });
+  any.dispose();
+  assert.equal(n, 1);
+  assert.deepEqual(types, ['tool:started', 'tool:started', 'workspace:deleted']);
+  assert.equal(bus.listenerCount(), 0);
+});
+
+test('history is bounded, ordered, filterable and resizable', () => {
+  const bus = createEventBus({ historySize: 3 });
+  for (let i = 0; i < 5; i++) bus.emit('python:stdout', { runId: 'r', chunk: String(i) });
+  bus.emit('workspace:deleted', { path: 'x' });
+  assert.deepEqual(bus.history().map((r) => r.type), ['python:stdout', 'python:stdout', 'workspace:deleted']);
+  assert.deepEqual(bus.history(['python:stdout']).map((r) => r.payload.chunk), ['3', '4']);
+  bus.setHistorySize(1);
+  assert.deepEqual(bus.history().map((r) => r.type), ['workspace:deleted']);
+  bus.setHistorySize(0);
+  bus.emit('workspace:deleted', { path: 'y' });
+  assert.equal(bus.history().length, 0);
+  assert.throws(() => createEventBus({ historySize: -1 }), /historySize must be a whole number >= 0, got -1/);
+});
+
+test('a scope disposes all its subscriptions with it and refuses to emit after', () => {
+  const bus = createEventBus();
+  const scope = bus.scope('Workspace');
+  let calls = 0;
+  scope.on('tool:finished', () => calls++);
+  scope.onAny(() => calls++);
+  const single = scope.on('module:loaded', () => calls++);
+  single.dispose();
+  assert.equal(scope.subscriptionCount, 2);
+  assert.equal(bus.listenerCount(), 2);
+  scope.dispose();
+  assert.equal(bus.listenerCount(), 0);
+  assert.equal(scope.subscriptionCount, 0);
+  bus.emit('tool:finished', { callId: '1', name: 'x', caller: 'test', ok: true, durationMs: 1 });
+  assert.equal(calls, 0);
+  assert.throws(() => scope.emit('workspace:deleted', { path: 'a' }), /Workspace emitted workspace:deleted after its scope was disposed/);
+  // Subscribing through a disposed scope leaves nothing behind.
+  scope.on('module:loaded', () => calls++);
+  assert.equal(bus.listenerCount(), 0);
+});

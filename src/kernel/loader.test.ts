@@ -1,0 +1,186 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { boot } from './boot.ts';
+import { createEventBus, type EventRecord } from './event-bus.ts';
+import type { UpgradeMetadata, UpgradeModule } from './upgrade.ts';
+import * as toolRunner from '../../upgrades/tool-runner/index.ts';
+import { memoryPlatform } from '../../test/helpers/memory-platform.ts';
+
+type Fake = Partial<UpgradeMetadata> & { id: string; make?: UpgradeModule['factory'] };
+
+/** A project whose upgrades are the real ToolRunner plus fakes built from `fakes`. */
+function project(fakes: Fake[], opts: { tools?: unknown[]; personaUpgrades?: string[]; registry?: (f: Fake) => Record<string, unknown> } = {}) {
+  const folder = (id: string) => id.toLowerCase();
+  const upgrades = [
+    { id: 'ToolRunner', entry: 'upgrades/tool-runner/index.ts', blueprint: '0x000012', category: 'core' },
+    ...fakes.map((f) => ({
+      id: f.id,
+      entry: `upgrades/${folder(f.id)}/index.ts`,
+      dependencies: [...(f.dependencies ?? [])],
+      blueprint: '0x000099',
+      category: 'tools',
+      ...opts.registry?.(f),
+    })),
+  ];
+  const modules = new Map<string, UpgradeModule>([['upgrades/tool-runner/index.ts', toolRunner as UpgradeModule]]);
+  for (const f of fakes) {
+    modules.set(`upgrades/${folder(f.id)}/index.ts`, {
+      metadata: { version: '1.0.0', description: f.id, dependencies: [], blueprint: '0x000099', category: 'tools', widget: null, ...f },
+      factory: f.make ?? (() => ({ api: { id: f.id } })),
+    });
+  }
+  const platform = memoryPlatform({
+    'modules/upgrades.json': JSON.stringify({ upgrades }),
+    'modules/tools-read.json': JSON.stringify(opts.tools ?? []),
+    'modules/tools-write.json': '[]',
+    'modules/personas/default.json': JSON.stringify({
+      id: 'default',
+      name: 'Test',
+      description: 'test persona',
+      upgrades: opts.personaUpgrades ?? ['ToolRunner', ...fakes.map((f) => f.id)],
+      tools: ['*'],
+    }),
+  });
+  const importer = async (entry: string) => {
+    const m = modules.get(entry);
+    if (!m) throw new Error(`Cannot find module '${entry}'`);
+    return m;
+  };
+  return { platform, importer };
+}
+
+const echoTool = { name: 'echo', description: 'Echo', module: 'Echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };
+
+test('boots in dependency order with module:loading/loaded events and timings', async () => {
+  const bus = createEventBus();
+  const events: EventRecord[] = [];
+  bus.onAny((r) => events.push(r));
+  const { platform, importer } = project([{ id: 'Top', dependencies: ['Mid'] }, { id: 'Mid' }]);
+  const sys = await boot({ platform, importer, bus });
+  assert.deepEqual(sys.modules.map((m) => [m.id, m.state]), [['ToolRunner', 'loaded'], ['Mid', 'loaded'], ['Top', 'loaded']]);
+  const loaded = events.filter((e) => e.type === 'module:loaded').map((e) => (e.payload as { id: string }).id);
+  assert.deepEqual(loaded, ['ToolRunner', 'Mid', 'Top']);
+  for (const m of sys.modules) assert.ok(m.durationMs >= 0 && Number.isFinite(m.durationMs));
+  assert.deepEqual(await sys.resolve('Top'), { id: 'Top' });
+  const booted = events.find((e) => e.type === 'system:booted')!.payload as { loaded: string[]; failed: string[] };
+  assert.deepEqual(booted.failed, []);
+  await sys.dispose();
+  assert.deepEqual(
+    events.filter((e) => e.type === 'module:disposed').map((e) => (e.payload as { id: string }).id),
+    ['Top', 'Mid', 'ToolRunner'],
+  );
+});
+
+test('a failing init fails its dependents naming the root cause while unrelated modules load', async () => {
+  const bus = createEventBus();
+  const failed: unknown[] = [];
+  bus.on('module:failed', (p) => failed.push([p.id, p.error.code, p.rootCause]));
+  const { platform, importer } = project([
+    { id: 'Runtime', make: () => ({ api: {}, init: () => Promise.reject(new Error('Pyodide did not load')) }) },
+    { id: 'PyTool', dependencies: ['Runtime'] },
+    { id: 'Files' },
+  ]);
+  const sys = await boot({ platform, importer, bus });
+  const byId = Object.fromEntries(sys.modules.map((m) => [m.id, m]));
+  assert.equal(byId.Files!.state, 'loaded');
+  assert.equal(byId.Runtime!.state, 'failed');
+  assert.match(byId.Runtime!.error!.message, /\[init\] Runtime failed to initialize: Pyodide did not load/);
+  assert.equal(byId.PyTool!.rootCause, 'Runtime');
+  assert.match(byId.PyTool!.error!.message, /PyTool cannot start because its dependency Runtime failed \(root cause in Runtime/);
+  assert.deepEqual(failed, [['Runtime', 'MODULE_INIT_FAILED', undefined], ['PyTool', 'DEPENDENCY_FAILED', 'Runtime']]);
+  await sys.dispose();
+});
+
+test('an entry that fails to import is a module failure, not a boot failure', async () => {
+  const { platform, importer } = project([{ id: 'Gone' }, { id: 'Fine' }]);
+  const sys = await boot({ platform, importer: (e) => (e.includes('gone') ? Promise.reject(new SyntaxError('Unexpected token }')) : importer(e)) });
+  const gone = sys.modules.find((m) => m.id === 'Gone')!;
+  assert.equal(gone.state, 'failed');
+  assert.match(gone.error!.message, /Gone failed to initialize: Unexpected token/);
+  assert.equal(sys.modules.find((m) => m.id === 'Fine')!.state, 'loaded');
+  await sys.dispose();
+});
+
+test('metadata that disagrees with modules/upgrades.json names both sides', async () => {
+  const { platform, importer } = project([{ id: 'Odd', dependencies: [] }], { registry: () => ({ dependencies: ['ToolRunner'] }) });
+  const sys = await boot({ platform, importer });
+  const odd = sys.modules.find((m) => m.id === 'Odd')!;
+  assert.equal(odd.error?.code, 'MODULE_INIT_FAILED');
+  assert.match(odd.error!.message, /dependencies are \[\] in upgrades\/odd\/index\.ts but \[ToolRunner\] in modules\/upgrades\.json/);
+  await sys.dispose();
+});
+
+test('a persona missing a dependency fails that module with MissingDependencyError', async () => {
+  const { platform, importer } = project([{ id: 'Needy', dependencies: ['Helper'] }, { id: 'Helper' }], { personaUpgrades: ['ToolRunner', 'Needy'] });
+  const sys = await boot({ platform, importer });
+  const needy = sys.modules.find((m) => m.id === 'Needy')!;
+  assert.equal(needy.state, 'failed');
+  assert.match(needy.error!.message, /Needy depends on Helper which is not registered/);
+  await sys.dispose();
+});
+
+test('tools are registered with the ToolRunner after init and unregistered on dispose', async () => {
+  const { platform, importer } = project(
+    [{ id: 'Echo', dependencies: ['ToolRunner'], make: () => ({ api: {}, tools: { echo: (a) => ({ said: a.text }) } }) }],
+    { tools: [echoTool] },
+  );
+  const sys = await boot({ platform, importer });
+  assert.deepEqual(await sys.tools.executeTool('echo', { text: 'hi' }).then((r) => r.ok && r.value), { said: 'hi' });
+  assert.deepEqual(sys.tools.getToolDeclarations().map((d) => d.name), ['echo']);
+  await sys.dispose();
+  assert.equal(sys.tools.hasTool('echo'), false);
+});
+
+test('declared-but-unimplemented and implemented-but-undeclared tools fail boot of that module, naming both sides', async () => {
+  const { platform, importer } = project(
+    [
+      { id: 'Echo', dependencies: ['ToolRunner'], make: () => ({ api: {}, tools: { shout: () => 'HI' } }) },
+      { id: 'Other' },
+    ],
+    { tools: [echoTool] },
+  );
+  const sys = await boot({ platform, importer });
+  const echo = sys.modules.find((m) => m.id === 'Echo')!;
+  assert.equal(echo.state, 'failed');
+  assert.match(echo.error!.message, /declared in the tool manifests but not implemented by Echo: echo/);
+  assert.match(echo.error!.message, /implemented by Echo but declared in no tool manifest: shout \(add them to modules\/tools-read\.json or modules\/tools-write\.json\)/);
+  assert.equal(sys.modules.find((m) => m.id === 'Other')!.state, 'loaded');
+  await sys.dispose();
+});
+
+test('a module with tools that does not depend on ToolRunner is told so', async () => {
+  const { platform, importer } = project([{ id: 'Echo', make: () => ({ api: {}, tools: { echo: () => 1 } }) }], { tools: [echoTool] });
+  const sys = await boot({ platform, importer });
+  assert.match(sys.modules.find((m) => m.id === 'Echo')!.error!.message, /Echo implements tools \(echo\) but does not depend on ToolRunner/);
+  await sys.dispose();
+});
+
+test("a module's bus subscriptions end when it is disposed", async () => {
+  const bus = createEventBus();
+  let heard = 0;
+  const { platform, importer } = project([
+    { id: 'Listener', make: (_d, ctx) => (ctx.bus.on('workspace:deleted', () => heard++), ctx.bus.onAny(() => undefined), { api: {} }) },
+  ]);
+  const before = bus.listenerCount();
+  const sys = await boot({ platform, importer, bus });
+  bus.emit('workspace:deleted', { path: 'a' });
+  assert.equal(bus.listenerCount(), before + 2);
+  await sys.dispose();
+  assert.equal(bus.listenerCount(), before);
+  bus.emit('workspace:deleted', { path: 'b' });
+  assert.equal(heard, 1);
+});
+
+test('boot rejects an unknown persona with the list of personas', async () => {
+  const { platform, importer } = project([]);
+  await assert.rejects(boot({ platform, importer, persona: 'nope' }), /no persona "nope"\. Personas: default/);
+});
+
+test('without a ToolRunner, tool calls return TOOL_RUNNER_UNAVAILABLE instead of throwing', async () => {
+  const { platform, importer } = project([{ id: 'Alone' }], { personaUpgrades: ['Alone'] });
+  const sys = await boot({ platform, importer });
+  const r = await sys.tools.executeTool('read_file', {});
+  assert.equal(r.ok, false);
+  assert.equal(!r.ok && r.error.code, 'TOOL_RUNNER_UNAVAILABLE');
+  await sys.dispose();
+});

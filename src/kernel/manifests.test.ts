@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManifestError } from './errors.ts';
+import { findPersona, readManifests } from './manifests.ts';
+import { memoryProject } from '../../test/helpers/memory-platform.ts';
+
+const upgrades = {
+  upgrades: [
+    { id: 'ToolRunner', entry: 'upgrades/tool-runner/index.ts', blueprint: '0x000012', category: 'core' },
+    { id: 'Workspace', entry: 'upgrades/workspace/index.ts', dependencies: ['ToolRunner'], blueprint: '0x000014', category: 'storage' },
+  ],
+};
+const tool = { name: 'read_file', description: 'Read', module: 'Workspace', inputSchema: { type: 'object' } };
+const persona = { id: 'default', name: 'D', description: 'd', upgrades: ['ToolRunner', 'Workspace'], tools: ['*'] };
+
+function files(over: Record<string, unknown> = {}) {
+  const base: Record<string, unknown> = {
+    'modules/upgrades.json': upgrades,
+    'modules/tools-read.json': [tool],
+    'modules/tools-write.json': [],
+    'modules/personas/default.json': persona,
+    ...over,
+  };
+  return memoryProject(Object.fromEntries(Object.entries(base).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])));
+}
+
+async function manifestError(over: Record<string, unknown>): Promise<ManifestError> {
+  const e = await readManifests(files(over)).catch((x) => x);
+  assert.ok(e instanceof ManifestError, `expected a ManifestError, got ${e}`);
+  assert.equal(e.code, 'MANIFEST_INVALID');
+  return e;
+}
+
+test('valid manifests are read, defaults applied', async () => {
+  const m = await readManifests(files());
+  assert.deepEqual([...m.upgrades.keys()], ['ToolRunner', 'Workspace']);
+  assert.deepEqual(m.upgrades.get('ToolRunner')!.dependencies, []);
+  assert.equal(m.tools.get('read_file')!.pythonCallable, true);
+  assert.equal(m.tools.get('read_file')!.file, 'modules/tools-read.json');
+  assert.deepEqual(m.personas.get('default')!.skills, []);
+});
+
+test('invalid JSON names the file', async () => {
+  const e = await manifestError({ 'modules/upgrades.json': '{ "upgrades": [' });
+  assert.match(e.message, /^\[manifest\] modules\/upgrades\.json: not valid JSON/);
+});
+
+test('a schema error names the file, the JSON path and what was expected', async () => {
+  const bad = structuredClone(upgrades);
+  (bad.upgrades[1] as Record<string, unknown>).entry = 'workspace.js';
+  (bad.upgrades[1] as Record<string, unknown>).category = 'misc';
+  const e = await manifestError({ 'modules/upgrades.json': bad });
+  assert.match(e.message, /modules\/upgrades\.json: at \$\.upgrades\[1\]\.entry: a path of the form "upgrades\/<folder>\/index\.ts"/);
+  assert.match(e.message, /at \$\.upgrades\[1\]\.category: Invalid option: expected one of/);
+});
+
+test('unknown keys in a tool declaration are rejected with their path', async () => {
+  const e = await manifestError({ 'modules/tools-write.json': [{ ...tool, name: 'write_file', inputSchem: {} }] });
+  assert.match(e.message, /modules\/tools-write\.json: at \$\[0\]/);
+});
+
+test('cross references: unknown dependency, tool module, persona upgrade and tool are named with suggestions', async () => {
+  const dep = structuredClone(upgrades);
+  dep.upgrades[1]!.dependencies = ['ToolRuner'];
+  assert.match((await manifestError({ 'modules/upgrades.json': dep })).message, /Workspace depends on ToolRuner, which is not registered \(did you mean "ToolRunner"\?\)/);
+  assert.match(
+    (await manifestError({ 'modules/tools-read.json': [{ ...tool, module: 'Workspaces' }] })).message,
+    /tools-read\.json: at \$\[0\]\.module: tool read_file names module Workspaces, which is not in modules\/upgrades\.json \(did you mean "Workspace"\?\)/,
+  );
+  assert.match(
+    (await manifestError({ 'modules/personas/default.json': { ...persona, upgrades: ['ToolRunner', 'Workspac'] } })).message,
+    /personas\/default\.json: at \$\.upgrades\[1\]: unknown upgrade Workspac \(did you mean "Workspace"\?\)/,
+  );
+  assert.match(
+    (await manifestError({ 'modules/personas/default.json': { ...persona, tools: ['read_fil'] } })).message,
+    /at \$\.tools\[0\]: unknown tool read_fil \(did you mean "read_file"\?\)/,
+  );
+});
+
+test('a tool declared twice names both files', async () => {
+  const e = await manifestError({ 'modules/tools-write.json': [tool] });
+  assert.match(e.message, /tools-write\.json: at \$\[0\]\.name: tool read_file is already declared in modules\/tools-read\.json/);
+});
+
+test('persona id must match its file name, and a default persona must exist', async () => {
+  assert.match((await manifestError({ 'modules/personas/default.json': { ...persona, id: 'other' } })).message, /at \$\.id: expected "default"/);
+  const noDefault = files({ 'modules/personas/default.json': undefined, 'modules/personas/x.json': { ...persona, id: 'x' } });
+  const e = await readManifests(noDefault).catch((x) => x);
+  assert.match(String(e.message), /default\.json: the default persona is missing/);
+});
+
+test('an unknown persona lists the ones that exist', async () => {
+  const m = await readManifests(files());
+  assert.throws(() => findPersona(m, 'defualt'), /no persona "defualt" \(did you mean "default"\?\)\. Personas: default/);
+});

@@ -1,0 +1,13 @@
+// The type checker is part of the suite: type-level tests (`@ts-expect-error` on event names and
+// payloads) only mean something if the compiler runs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+test('tsc --noEmit reports no type errors', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+  const r = spawnSync(process.execPath, [tsc, '--noEmit', '-p', root], { encoding: 'utf8', cwd: root });
+  assert.equal(r.status, 0, `type errors:\n${r.stdout}${r.stderr}`);
+});

@@ -1,0 +1,143 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createEventBus } from '../../src/kernel/event-bus.ts';
+import { ArmatureError } from '../../src/kernel/errors.ts';
+import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import { createToolRunner, describeSchema } from './tool-runner.ts';
+
+const persona = (tools: string[]): Persona => ({ id: 'p', name: 'P', description: 'p', upgrades: [], tools, skills: [] });
+const decl = (name: string, inputSchema: Record<string, unknown> = { type: 'object' }, extra: Partial<ToolDeclaration> = {}): ToolDeclaration => ({
+  name,
+  description: name,
+  module: 'Test',
+  inputSchema: inputSchema as ToolDeclaration['inputSchema'],
+  pythonCallable: true,
+  ...extra,
+});
+
+function setup(tools = ['*'], defaultTimeoutMs?: number) {
+  const bus = createEventBus();
+  const runner = createToolRunner({ bus, persona: persona(tools), defaultTimeoutMs });
+  return { bus, runner };
+}
+
+const fileSchema = {
+  type: 'object',
+  properties: { path: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 0 }, mode: { enum: ['a', 'b'] } },
+  required: ['path', 'count'],
+  additionalProperties: false,
+};
+
+test('a successful call returns { ok, value, durationMs } and emits started/finished', async () => {
+  const { bus, runner } = setup();
+  const seen: string[] = [];
+  bus.on('tool:started', (p) => seen.push(`started:${p.name}:${p.caller}`));
+  bus.on('tool:finished', (p) => seen.push(`finished:${p.name}:${p.ok}`));
+  runner.registerTools([decl('add', { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } })], (_n, a) => (a.a as number) + (a.b as number));
+  const r = await runner.executeTool('add', { a: 2, b: 3 }, { caller: 'python' });
+  assert.equal(r.ok, true);
+  assert.equal(r.ok && r.value, 5);
+  assert.ok(r.durationMs >= 0);
+  assert.deepEqual(seen, ['started:add:python', 'finished:add:true']);
+});
+
+test('validation lists every bad field with what was expected', async () => {
+  const { runner } = setup();
+  let called = false;
+  runner.registerTools([decl('write', fileSchema)], () => (called = true));
+  const r = await runner.executeTool('write', { path: '', count: -1.5, mode: 'c', extra: true });
+  assert.equal(r.ok, false);
+  assert.equal(called, false);
+  if (r.ok) return;
+  assert.equal(r.error.code, 'INVALID_ARGUMENTS');
+  const paths = new Set((r.error.details as { issues: { path: string }[] }).issues.map((i) => i.path));
+  assert.deepEqual([...paths].sort(), ['$', '$.count', '$.mode', '$.path']);
+  assert.match(r.error.message, /\$\.path: Too small/);
+  assert.match(r.error.message, /\$\.mode: Invalid option: expected one of "a"\|"b"/);
+  assert.match(r.error.message, /Unrecognized key: "extra"/);
+  assert.match(r.hint!, /write takes \{ path: string, count: integer, mode\?: "a" \| "b" \}/);
+  const missing = await runner.executeTool('write', {});
+  assert.match(!missing.ok ? missing.error.message : '', /\$\.path: Invalid input: expected string, received undefined/);
+});
+
+test('an unknown tool suggests the closest names', async () => {
+  const { runner } = setup();
+  runner.registerTools([decl('read_file'), decl('write_file'), decl('list_files')], () => null);
+  const r = await runner.executeTool('reed_file', {});
+  assert.equal(!r.ok && r.error.code, 'UNKNOWN_TOOL');
+  assert.match(!r.ok ? r.error.message : '', /no tool named "reed_file"; did you mean "read_file"/);
+  assert.equal(!r.ok && r.hint, 'Call read_file instead.');
+});
+
+test('the persona allow-list filters declarations and refuses other calls clearly', async () => {
+  const { runner } = setup(['read_file']);
+  runner.registerTools([decl('read_file'), decl('write_file')], () => 'done');
+  assert.deepEqual(runner.getToolDeclarations().map((d) => d.name), ['read_file']);
+  assert.deepEqual(runner.getToolDeclarations({ persona: persona(['*']) }).map((d) => d.name), ['read_file', 'write_file']);
+  const r = await runner.executeTool('write_file', {});
+  assert.equal(!r.ok && r.error.code, 'TOOL_NOT_ALLOWED');
+  assert.match(!r.ok ? r.error.message : '', /persona p does not allow tool write_file/);
+  assert.match(!r.ok ? r.hint ?? '' : '', /modules\/personas\/p\.json/);
+});
+
+test('per-call timeout: the call returns TIMEOUT and the handler sees an aborted signal', async () => {
+  const { runner } = setup(['*'], 5_000);
+  let aborted = false;
+  runner.registerTools([decl('slow'), decl('slow2', undefined, { timeoutMs: 20 })], (_n, _a, call) =>
+    new Promise((resolve) => {
+      call.signal.addEventListener('abort', () => {
+        aborted = true;
+        resolve('late');
+      });
+    }),
+  );
+  const r = await runner.executeTool('slow', {}, { timeoutMs: 30 });
+  assert.equal(!r.ok && r.error.code, 'TIMEOUT');
+  assert.match(!r.ok ? r.error.message : '', /slow did not finish within 30 ms/);
+  assert.equal(aborted, true);
+  const r2 = await runner.executeTool('slow2', {});
+  assert.match(!r2.ok ? r2.error.message : '', /within 20 ms/);
+});
+
+test('a throwing handler becomes ok:false with its code and hint; plain errors get TOOL_FAILED', async () => {
+  const { runner } = setup();
+  runner.registerTools([decl('boom'), decl('crash')], (name) => {
+    if (name === 'boom') throw new ArmatureError('FILE_NOT_FOUND', 'no file "x"', { hint: 'List the files.' });
+    throw new TypeError('undefined is not a function');
+  });
+  const a = await runner.executeTool('boom', {});
+  assert.deepEqual(!a.ok && [a.error.code, a.error.message, a.hint], ['FILE_NOT_FOUND', 'no file "x"', 'List the files.']);
+  const b = await runner.executeTool('crash', {});
+  assert.deepEqual(!b.ok && [b.error.code, b.error.message], ['TOOL_FAILED', 'TypeError: undefined is not a function']);
+});
+
+test('per-tool stats: calls, errors, mean and p95', async () => {
+  const { runner } = setup();
+  runner.registerTools([decl('t', { type: 'object', properties: { fail: { type: 'boolean' } } })], (_n, a) => {
+    if (a.fail) throw new Error('asked to');
+    return 1;
+  });
+  for (let i = 0; i < 9; i++) await runner.executeTool('t', {});
+  await runner.executeTool('t', { fail: true });
+  await runner.executeTool('t', { fail: 'nope' });
+  const s = runner.getStats().find((x) => x.name === 't')!;
+  assert.equal(s.calls, 11);
+  assert.equal(s.errors, 2);
+  assert.ok(s.meanMs > 0 && s.p95Ms > 0 && s.lastCallAt! > 0, JSON.stringify(s));
+});
+
+test('registering a tool twice, or with an unusable schema, is an error; disposing unregisters', () => {
+  const { runner } = setup();
+  const reg = runner.registerTools([decl('a')], () => 1);
+  assert.throws(() => runner.registerTools([decl('a')], () => 2), /tool a is already registered/);
+  assert.throws(() => runner.registerTools([decl('b', { type: 'object', properties: { x: { $ref: '#/nowhere' } } })], () => 2), /b: inputSchema is not a usable JSON Schema/);
+  reg.dispose();
+  assert.equal(runner.hasTool('a'), false);
+});
+
+test('describeSchema summarizes properties, optionality, enums and arrays', () => {
+  assert.equal(
+    describeSchema({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'array', items: { type: 'string' } }, c: { enum: [1, 2] } }, required: ['a'] }),
+    '{ a: string, b?: string[], c?: 1 | 2 }',
+  );
+});

@@ -1,0 +1,62 @@
+// The CLI as a newcomer runs it: `armature boot|tools|call`, through the real bin script.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
+const cwd = mkdtempSync(join(tmpdir(), 'armature-cli-'));
+const cli = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+
+test('boot prints modules with state and load time; --json is machine-readable', () => {
+  const human = cli('boot');
+  assert.equal(human.code, 0, human.err);
+  assert.match(human.out, /Persona default \(Default agent\): (\d+) of \1 modules loaded/);
+  assert.match(human.out, /ToolRunner\s+loaded\s+1\.0\.0\s+\d+\.\d/);
+  const json = JSON.parse(cli('boot', '--json').out);
+  assert.equal(json.persona, 'default');
+  assert.ok(json.modules.every((m: { state: string; durationMs: number }) => m.state === 'loaded' && m.durationMs >= 0));
+  // --data defaults to .armature in the current directory.
+  assert.ok(existsSync(join(cwd, '.armature', 'workspace')));
+});
+
+test('tools lists what the persona allows', () => {
+  const all = JSON.parse(cli('tools', '--json').out).map((t: { name: string }) => t.name);
+  assert.ok(all.includes('write_file'));
+  const reader = JSON.parse(cli('tools', '--persona', 'reader', '--json').out).map((t: { name: string }) => t.name);
+  assert.ok(!reader.includes('write_file') && reader.includes('read_file'));
+});
+
+test('call runs a tool: exit 0 when ok, 1 otherwise, with the structured result as JSON', () => {
+  const data = mkdtempSync(join(tmpdir(), 'armature-cli-data-'));
+  const w = cli('call', 'write_file', '{"path":"hello.txt","content":"hi there"}', '--data', data);
+  assert.equal(w.code, 0, w.err);
+  assert.equal(JSON.parse(w.out).ok, true);
+  const r = cli('call', 'read_file', '{"path":"hello.txt"}', '--data', data);
+  assert.equal(JSON.parse(r.out).value.content, 'hi there');
+  const bad = cli('call', 'read_file', '{"path":"../etc/passwd"}', '--data', data);
+  assert.equal(bad.code, 1);
+  assert.equal(JSON.parse(bad.out).error.code, 'INVALID_PATH');
+  const denied = cli('call', 'write_file', '{"path":"a","content":"b"}', '--persona', 'reader', '--data', data);
+  assert.equal(denied.code, 1);
+  assert.equal(JSON.parse(denied.out).error.code, 'TOOL_NOT_ALLOWED');
+});
+
+test('bad usage is explained on stderr with exit code 2', () => {
+  const badJson = cli('call', 'read_file', '{path:');
+  assert.equal(badJson.code, 2);
+  assert.match(badJson.err, /the arguments for read_file are not valid JSON/);
+  const unknown = cli('frobnicate');
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /unknown command "frobnicate"/);
+  const persona = cli('boot', '--persona', 'nobody');
+  assert.equal(persona.code, 1);
+  assert.match(persona.err, /no persona "nobody"/);
+  assert.equal(cli('--help').code, 0);
+});

@@ -58,7 +58,9 @@ if (!onlyNode && !existsSync(chromePath())) {
 if (!onlyBrowser) {
   const files = selected.length
     ? selected
-    : findTests(['src', 'upgrades', 'test', 'bench'], (n) => n.endsWith('.test.ts') && !n.endsWith('.browser.test.ts'));
+    : findTests(['src', 'upgrades', 'test', 'bench'], (n) => n.endsWith('.test.ts') && !n.endsWith('.browser.test.ts')).filter(
+        (f) => !f.startsWith('test/browser/'),
+      );
   const out = mkdtempSync(join(tmpdir(), 'armature-test-'));
   const tap = join(out, 'node.tap');
   console.log(`\n== Node suites (${files.length} files) ==`);

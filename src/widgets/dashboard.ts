@@ -1,0 +1,121 @@
+import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
+import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ModuleReport } from '../kernel/loader.ts';
+import type { WidgetContext } from './module-widget.ts';
+import './module-error-card.ts';
+
+/** Dashboard categories, in display order. */
+const CATEGORIES = ['core', 'runtime', 'tools', 'storage', 'knowledge'] as const;
+
+/** localStorage key of the collapsed module ids. */
+export const COLLAPSED_KEY = 'armature:dashboard:collapsed';
+
+/** Imports the widget module of an upgrade folder; esbuild bundles every `upgrades/<folder>/widget.ts`. */
+export async function importWidget(folder: string): Promise<void> {
+  await import(`../../upgrades/${folder}/widget.ts`);
+}
+
+const TAG = /^[a-z][a-z0-9]*-[a-z0-9-]+$/;
+
+/**
+ * `<armature-dashboard>`: lays out the loaded modules' widgets in a responsive grid by category.
+ * Each module's widget comes from its metadata (`widget` tag, `upgrades/<folder>/widget.ts`);
+ * a module that failed shows its error in its place. Collapsed cards persist across reloads.
+ */
+export class ArmatureDashboard extends LitElement {
+  static override properties = { system: { attribute: false }, collapsed: { state: true }, ready: { state: true } };
+  static override styles = css`
+    :host { display: block; font: 14px/1.4 system-ui, sans-serif; color: #1d2433; }
+    section.category { margin: 0 0 18px; }
+    h2 { font-size: 13px; text-transform: uppercase; letter-spacing: 0.06em; color: #4a5366; margin: 0 0 8px; }
+    .grid { display: grid; gap: 12px; grid-template-columns: repeat(auto-fill, minmax(min(100%, 360px), 1fr)); align-items: start; }
+    .slot { min-width: 0; }
+    .toggle { font: inherit; font-size: 12px; border: 1px solid #cdd3de; background: #f4f6fa; border-radius: 4px; padding: 2px 8px; cursor: pointer; margin-bottom: 4px; }
+    .toggle:focus-visible { outline: 2px solid #1f4fa8; outline-offset: 2px; }
+    .collapsed-note { font-size: 12px; color: #4a5366; }
+  `;
+
+  declare system: ArmatureSystem | undefined;
+  declare collapsed: Set<string>;
+  declare ready: boolean;
+  private readonly elements = new Map<string, HTMLElement>();
+
+  constructor() {
+    super();
+    this.collapsed = readCollapsed();
+    this.ready = false;
+  }
+
+  protected override async willUpdate(changed: Map<PropertyKey, unknown>): Promise<void> {
+    if (changed.has('system') && this.system) await this.loadWidgets(this.system);
+  }
+
+  private async loadWidgets(sys: ArmatureSystem): Promise<void> {
+    const loads = sys.modules
+      .filter((m) => m.state === 'loaded' && m.widget)
+      .map(async (m) => {
+        const folder = /^upgrades\/([a-z0-9-]+)\//.exec(sys.manifests.upgrades.get(m.id)!.entry)![1]!;
+        try {
+          if (!TAG.test(m.widget!)) throw new Error(`widget tag ${JSON.stringify(m.widget)} is not a valid custom element name`);
+          await importWidget(folder);
+          if (!customElements.get(m.widget!)) throw new Error(`upgrades/${folder}/widget.ts did not define <${m.widget}>`);
+          const el = document.createElement(m.widget!);
+          (el as HTMLElement & { context: WidgetContext }).context = { bus: sys.bus, moduleId: m.id, api: await sys.resolve(m.id), report: m };
+          this.elements.set(m.id, el);
+        } catch (e) {
+          const card = document.createElement('module-error-card') as HTMLElement & { report: ModuleReport };
+          card.report = { ...m, state: 'failed', error: { code: 'WIDGET_FAILED', message: `widget failed to load: ${(e as Error).message}` } };
+          this.elements.set(m.id, card);
+        }
+      });
+    await Promise.all(loads);
+    this.ready = true;
+  }
+
+  private toggle(id: string): void {
+    const next = new Set(this.collapsed);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    this.collapsed = next;
+    try {
+      localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...next]));
+    } catch {
+      // Private mode or storage full: collapsing still works for this page.
+    }
+  }
+
+  private renderModule(m: ModuleReport): TemplateResult {
+    const collapsed = this.collapsed.has(m.id);
+    const body =
+      m.state === 'failed'
+        ? html`<module-error-card .report=${m}></module-error-card>`
+        : (this.elements.get(m.id) ?? html`<p class="collapsed-note">${m.id} has no widget.</p>`);
+    return html`<div class="slot" data-module=${m.id}>
+      <button type="button" class="toggle" aria-expanded=${collapsed ? 'false' : 'true'} aria-label="${collapsed ? 'Expand' : 'Collapse'} ${m.id}" @click=${() => this.toggle(m.id)}>
+        ${collapsed ? '▸' : '▾'} ${m.id}
+      </button>
+      ${collapsed ? html`<div class="collapsed-note">${m.id}: ${m.state} (collapsed)</div>` : body}
+    </div>`;
+  }
+
+  override render(): TemplateResult | typeof nothing {
+    const sys = this.system;
+    if (!sys || !this.ready) return html`<p role="status">Loading widgets…</p>`;
+    return html`${CATEGORIES.map((cat) => {
+      const mods = sys.modules.filter((m) => m.category === cat);
+      if (!mods.length) return nothing;
+      return html`<section class="category" aria-label="${cat} modules"><h2>${cat}</h2><div class="grid">${mods.map((m) => this.renderModule(m))}</div></section>`;
+    })}`;
+  }
+}
+
+function readCollapsed(): Set<string> {
+  try {
+    const raw = JSON.parse(localStorage.getItem(COLLAPSED_KEY) ?? '[]');
+    return new Set(Array.isArray(raw) ? raw.filter((x): x is string => typeof x === 'string') : []);
+  } catch {
+    return new Set();
+  }
+}
+
+if (!customElements.get('armature-dashboard')) customElements.define('armature-dashboard', ArmatureDashboard);

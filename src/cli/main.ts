@@ -9,11 +9,12 @@ Usage:
   armature boot  [--persona ID] [--json]          boot a persona headless; list its modules
   armature tools [--persona ID] [--json]          the tool declarations the persona allows
   armature call TOOL 'JSON-ARGS' [--persona ID]   run one tool; prints its result as JSON
-  armature start [--persona ID]                   the main job (boots and summarizes the persona)
+  armature start [--persona ID] [--port N]        the main job: build and serve the dashboard
 
 Options:
   --persona ID   persona from modules/personas/ (default: default)
   --data DIR     where Node persistence lives (default: .armature in the current directory)
+  --port N       dashboard port for start (default: PORT from the environment, else 8080)
   --json         machine-readable output
   -h, --help     this help
 
@@ -43,6 +44,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         persona: { type: 'string', default: 'default' },
         data: { type: 'string', default: '.armature' },
         json: { type: 'boolean', default: false },
+        port: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -56,13 +58,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     (values.help ? io.out : io.err)(USAGE);
     return values.help ? 0 : 2;
   }
+  if (command === 'start') return start(values.persona, values.port, io);
   const commands: Record<string, (sys: ArmatureSystem) => Promise<number>> = {
     boot: async (sys) => printBoot(sys, values.json, io),
-    start: async (sys) => {
-      const code = printBoot(sys, values.json, io);
-      if (!values.json) printTools(sys, false, io);
-      return code;
-    },
     tools: async (sys) => printTools(sys, values.json, io),
     call: (sys) => callTool(sys, rest, io),
   };
@@ -93,6 +91,37 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   } finally {
     await sys.dispose();
   }
+}
+
+/** Builds the dashboard and serves it until the process is stopped. */
+async function start(persona: string, portArg: string | undefined, io: CliIo): Promise<number> {
+  const { buildDashboard, startServer } = await import('../server/serve.ts');
+  const { projectRoot } = await import('../platform/node.ts');
+  const port = portArg === undefined ? undefined : Number(portArg);
+  if (portArg !== undefined && (!/^\d+$/.test(portArg) || port! > 65535)) {
+    io.err(`armature: --port takes a whole number from 0 to 65535, got ${JSON.stringify(portArg)}`);
+    return 2;
+  }
+  io.out('Building the dashboard with esbuild…');
+  const build = await buildDashboard({ root: projectRoot });
+  io.out(`Built ${(build.bytes / 1024).toFixed(0)} KB in ${build.ms.toFixed(0)} ms.`);
+  let server;
+  try {
+    server = await startServer({ root: projectRoot, port });
+  } catch (e) {
+    io.err(`armature: ${describeError(e)}`);
+    return 1;
+  }
+  const url = persona === 'default' ? server.url : `${server.url}?persona=${encodeURIComponent(persona)}`;
+  io.out(`Armature dashboard: ${url}`);
+  io.out('Open it in Chromium or Chrome; press Ctrl+C to stop.');
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
 }
 
 function printBoot(sys: ArmatureSystem, json: boolean, io: CliIo): number {

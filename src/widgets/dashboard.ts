@@ -26,9 +26,10 @@ export class ArmatureDashboard extends LitElement {
   static override properties = { system: { attribute: false }, collapsed: { state: true }, ready: { state: true } };
   static override styles = css`
     :host { display: block; font: 14px/1.4 system-ui, sans-serif; color: #1d2433; }
-    section.category { margin: 0 0 18px; }
+    .categories { display: grid; gap: 18px; grid-template-columns: repeat(auto-fill, minmax(min(100%, 400px), 1fr)); align-items: start; }
+    section.category { min-width: 0; }
     h2 { font-size: 13px; text-transform: uppercase; letter-spacing: 0.06em; color: #4a5366; margin: 0 0 8px; }
-    .grid { display: grid; gap: 12px; grid-template-columns: repeat(auto-fill, minmax(min(100%, 360px), 1fr)); align-items: start; }
+    .grid { display: grid; gap: 12px; }
     .slot { min-width: 0; }
     .toggle { font: inherit; font-size: 12px; border: 1px solid #cdd3de; background: #f4f6fa; border-radius: 4px; padding: 2px 8px; cursor: pointer; margin-bottom: 4px; }
     .toggle:focus-visible { outline: 2px solid #1f4fa8; outline-offset: 2px; }
@@ -101,11 +102,11 @@ export class ArmatureDashboard extends LitElement {
   override render(): TemplateResult | typeof nothing {
     const sys = this.system;
     if (!sys || !this.ready) return html`<p role="status">Loading widgets…</p>`;
-    return html`${CATEGORIES.map((cat) => {
+    return html`<div class="categories">${CATEGORIES.map((cat) => {
       const mods = sys.modules.filter((m) => m.category === cat);
       if (!mods.length) return nothing;
       return html`<section class="category" aria-label="${cat} modules"><h2>${cat}</h2><div class="grid">${mods.map((m) => this.renderModule(m))}</div></section>`;
-    })}`;
+    })}</div>`;
   }
 }
 

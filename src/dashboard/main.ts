@@ -1,0 +1,34 @@
+// The dashboard page: boots a persona in the browser and shows its modules' widgets.
+import { html, render } from 'lit';
+import { boot } from '../kernel/boot.ts';
+import { createEventBus } from '../kernel/event-bus.ts';
+import { describeError } from '../kernel/errors.ts';
+import { createBrowserPlatform } from '../platform/browser.ts';
+import '../widgets/dashboard.ts';
+
+const params = new URLSearchParams(location.search);
+const persona = params.get('persona') ?? 'default';
+const app = document.getElementById('app')!;
+const label = document.getElementById('persona')!;
+const bus = createEventBus({ historySize: 2000 });
+
+try {
+  const sys = await boot({
+    bus,
+    persona,
+    platform: createBrowserPlatform(),
+    config: {
+      // The server bundles the worker next to this file and serves Pyodide from the installed package.
+      PyodideRuntime: { workerUrl: new URL('./pyodide-worker.js', import.meta.url).href, indexURL: new URL('/pyodide/', location.href).href },
+    },
+  });
+  label.textContent = `persona ${sys.persona.id} — ${sys.persona.name}`;
+  app.replaceChildren();
+  render(html`<armature-dashboard .system=${sys}></armature-dashboard>`, app);
+  // For people poking around in devtools, and for the end-to-end tests.
+  (globalThis as { armature?: unknown }).armature = sys;
+} catch (e) {
+  label.textContent = `persona ${persona}: boot failed`;
+  app.replaceChildren();
+  render(html`<div class="boot-error" role="alert"><strong>Armature could not boot.</strong>\n${describeError(e)}</div>`, app);
+}

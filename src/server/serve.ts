@@ -1,0 +1,132 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import * as esbuild from 'esbuild';
+import sirv from 'sirv';
+import { ISOLATION_HEADERS, PROJECT_SNAPSHOT_PATH } from './middleware.ts';
+import { readProjectSnapshot } from './project-snapshot.ts';
+
+/** Options of {@link buildDashboard}. */
+export interface BuildOptions {
+  /** Project root. */
+  root: string;
+  /** Where bundles go. Default: `<root>/dist`. */
+  outDir?: string;
+  /** Minify. Default: true. */
+  minify?: boolean;
+}
+
+/** Browser entry points: the dashboard, and the Pyodide worker when that upgrade exists. */
+function entryPoints(root: string): Record<string, string> {
+  const entries: Record<string, string> = { main: join(root, 'src/dashboard/main.ts') };
+  const worker = join(root, 'upgrades/pyodide-runtime/worker.ts');
+  if (existsSync(worker)) entries['pyodide-worker'] = worker;
+  return entries;
+}
+
+/** Bundles the dashboard (and worker) with esbuild into `outDir`; resolves to the output size in bytes. */
+export async function buildDashboard(options: BuildOptions): Promise<{ outDir: string; bytes: number; ms: number }> {
+  const outDir = options.outDir ?? join(options.root, 'dist');
+  const t0 = performance.now();
+  const result = await esbuild.build({
+    entryPoints: entryPoints(options.root),
+    outdir: outDir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: options.minify ?? true,
+    sourcemap: true,
+    metafile: true,
+    // Node-only adapters are imported dynamically behind an environment check and never run here.
+    external: ['node:*'],
+    conditions: ['browser', 'production'],
+    logLevel: 'warning',
+  });
+  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  return { outDir, bytes, ms: performance.now() - t0 };
+}
+
+/** Options of {@link startServer}. */
+export interface ServeOptions {
+  root: string;
+  /** Port; 0 picks a free one. Default: `PORT` from the environment, else 8080. */
+  port?: number;
+  /** Interface to listen on. Default: 127.0.0.1. */
+  host?: string;
+  /** Directory of the built bundles. Default: `<root>/dist`. */
+  outDir?: string;
+}
+
+/** A running dashboard server. */
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const pyodideDir = () => dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
+
+/**
+ * Serves the dashboard: `/` (the page), `/dist/*` (bundles), `/pyodide/*` (the installed Pyodide
+ * package, so no network is needed) and the project snapshot, every response with the two
+ * cross-origin isolation headers so the shared-buffer bridge is available.
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const outDir = options.outDir ?? join(options.root, 'dist');
+  const setHeaders = (res: ServerResponse) => {
+    for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+  };
+  const dist = sirv(outDir, { dev: true, setHeaders });
+  const pyodide = sirv(pyodideDir(), { dev: false, maxAge: 3600, setHeaders });
+  const page = await readFile(join(options.root, 'src/dashboard/index.html'));
+
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    setHeaders(res);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const notFound = () => {
+      res.statusCode = 404;
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.end(`Not found: ${url.pathname}`);
+    };
+    try {
+      if (url.pathname === '/' || url.pathname === '/index.html') {
+        res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.end(page);
+      } else if (url.pathname === '/favicon.ico') {
+        res.statusCode = 204;
+        res.end();
+      } else if (url.pathname === PROJECT_SNAPSHOT_PATH) {
+        res.setHeader('Content-Type', 'application/json');
+        res.setHeader('Cache-Control', 'no-store');
+        res.end(JSON.stringify(await readProjectSnapshot(options.root)));
+      } else if (url.pathname.startsWith('/dist/')) {
+        req.url = url.pathname.slice('/dist'.length) + url.search;
+        dist(req, res, notFound);
+      } else if (url.pathname.startsWith('/pyodide/')) {
+        req.url = url.pathname.slice('/pyodide'.length) + url.search;
+        pyodide(req, res, notFound);
+      } else notFound();
+    } catch (e) {
+      res.statusCode = 500;
+      res.end(`Server error: ${(e as Error).message}`);
+    }
+  });
+  const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`[serve] port must be a whole number from 0 to 65535, got ${JSON.stringify(port)}`);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(e.code === 'EADDRINUSE' ? new Error(`[serve] port ${port} is in use: pass --port N or set PORT to a free port`) : e),
+    );
+    server.listen(port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${address.address === '::1' ? '[::1]' : address.address}:${address.port}/`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

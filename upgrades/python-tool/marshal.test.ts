@@ -1,0 +1,65 @@
+// The encoder is checked against the real decoder: CPython's marshal.loads inside Pyodide.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadPyodide, type PyodideInterface } from 'pyodide';
+import { toMarshal } from './marshal.ts';
+
+let py: PyodideInterface;
+before(async () => {
+  py = await loadPyodide();
+});
+
+/** Decodes in Python and returns repr() of the result. */
+function decode(value: unknown): string {
+  py.globals.set('data', toMarshal(value));
+  return py.runPython('import marshal\nrepr(marshal.loads(data.to_bytes()))') as string;
+}
+
+test('scalars map to native Python values', () => {
+  assert.equal(decode(null), 'None');
+  assert.equal(decode(undefined), 'None');
+  assert.equal(decode(true), 'True');
+  assert.equal(decode(false), 'False');
+  assert.equal(decode(0), '0');
+  assert.equal(decode(-7), '-7');
+  assert.equal(decode(2 ** 31), '2147483648');
+  assert.equal(decode(-(2 ** 31) - 1), '-2147483649');
+  assert.equal(decode(Number.MAX_SAFE_INTEGER), '9007199254740991');
+  assert.equal(decode(12345678901234567890123n), '12345678901234567890123');
+  assert.equal(decode(-(2n ** 100n)), String(-(2n ** 100n)));
+  assert.equal(decode(1.5), '1.5');
+  assert.equal(decode(NaN), 'nan');
+  assert.equal(decode(-Infinity), '-inf');
+  assert.equal(decode(''), "''");
+  assert.equal(decode('héllo ✓ 𝄞'), "'héllo ✓ 𝄞'");
+  assert.equal(decode('a'.repeat(300)), `'${'a'.repeat(300)}'`);
+  assert.equal(decode('é'.repeat(70)), `'${'é'.repeat(70)}'`);
+  assert.equal(decode(new Uint8Array([0, 1, 255])), "b'\\x00\\x01\\xff'");
+  assert.equal(decode(new Date(Date.UTC(2026, 0, 2))), "'2026-01-02T00:00:00.000Z'");
+});
+
+test('containers: nested lists and dicts, empty ones, repeated keys, Map and Set', () => {
+  assert.equal(decode([]), '[]');
+  assert.equal(decode({}), '{}');
+  assert.equal(decode({ a: [1, { b: null }], c: { d: [[], {}] } }), "{'a': [1, {'b': None}], 'c': {'d': [[], {}]}}");
+  const rows = Array.from({ length: 3 }, (_, i) => ({ id: i, name: `n${i}`, tags: ['x'] }));
+  assert.equal(decode(rows), "[{'id': 0, 'name': 'n0', 'tags': ['x']}, {'id': 1, 'name': 'n1', 'tags': ['x']}, {'id': 2, 'name': 'n2', 'tags': ['x']}]");
+  assert.equal(decode(new Map([['k', 1]])), "{'k': 1}");
+  assert.equal(decode(new Set([1, 2])), '[1, 2]');
+  assert.equal(decode({ skip: undefined, keep: 1 }), "{'keep': 1}");
+});
+
+test('repeated keys are sent once (references), so rows are smaller than their JSON', () => {
+  const rows = Array.from({ length: 1000 }, (_, i) => ({ identifier: i, description: 'x', category: 'y' }));
+  assert.ok(toMarshal(rows).length < JSON.stringify(rows).length * 0.6, `${toMarshal(rows).length} vs ${JSON.stringify(rows).length}`);
+  py.globals.set('data', toMarshal(rows));
+  assert.equal(py.runPython('import marshal\nr = marshal.loads(data.to_bytes())\nrepr((len(r), r[999]))'), "(1000, {'identifier': 999, 'description': 'x', 'category': 'y'})");
+});
+
+test('values Python cannot receive are refused with their path', () => {
+  assert.throws(() => toMarshal({ a: [1, () => 1] }), /cannot send a function to Python \(at \$\.a\[1\]\)/);
+  const cyclic: Record<string, unknown> = { x: 1 };
+  cyclic.self = cyclic;
+  assert.throws(() => toMarshal({ root: cyclic }), /cycle at \$\.root\.self/);
+  assert.throws(() => toMarshal(Symbol('s')), /cannot send a symbol/);
+});

@@ -1,0 +1,227 @@
+/**
+ * Encodes JSON-like JavaScript values in CPython's `marshal` format, which `marshal.loads` turns
+ * into native Python objects in C, several times faster than `json.loads` on the same data (no
+ * text parsing), and with each distinct dict key sent once and referenced afterwards, so lists of
+ * rows stay compact.
+ *
+ * Mapping: `null`/`undefined` -> None (undefined object properties are skipped, as in JSON);
+ * booleans -> bool; integral numbers -> int (any size, including BigInt); other numbers -> float
+ * (NaN and ±Infinity included); strings -> str; Uint8Array/ArrayBuffer -> bytes; arrays and Sets
+ * -> list; plain objects and Maps (string keys) -> dict; Dates -> ISO-8601 str. Anything else
+ * (functions, symbols, cycles) throws a TypeError naming the path.
+ */
+
+const T_NONE = 0x4e; // N
+const T_FALSE = 0x46; // F
+const T_TRUE = 0x54; // T
+const T_INT = 0x69; // i
+const T_LONG = 0x6c; // l
+const T_FLOAT = 0x67; // g (binary float)
+const T_BYTES = 0x73; // s
+const T_ASCII = 0x61; // a
+const T_SHORT_ASCII = 0x7a; // z
+const T_UNICODE = 0x75; // u
+const T_LIST = 0x5b; // [
+const T_DICT = 0x7b; // {
+const T_NULL = 0x30; // 0 (ends a dict)
+const T_REF = 0x72; // r
+const FLAG_REF = 0x80;
+
+class Writer {
+  buf = new Uint8Array(1 << 16);
+  view = new DataView(this.buf.buffer);
+  pos = 0;
+  private readonly encoder = new TextEncoder();
+
+  reserve(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  byte(b: number): void {
+    this.reserve(1);
+    this.buf[this.pos++] = b;
+  }
+
+  int32(v: number): void {
+    this.reserve(4);
+    this.view.setInt32(this.pos, v, true);
+    this.pos += 4;
+  }
+
+  /** Writes a str object; `flag` is FLAG_REF when the string should become referenceable. */
+  string(s: string, flag = 0): void {
+    const n = s.length;
+    if (n < 64) {
+      // Short strings (most keys and values) are copied by hand: cheaper than encodeInto's setup.
+      this.reserve(2 + n * 3 + 3);
+      const start = this.pos;
+      const buf = this.buf;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        buf[start + 2 + i] = c;
+      }
+      if (i === n) {
+        buf[start] = T_SHORT_ASCII | flag;
+        buf[start + 1] = n;
+        this.pos = start + 2 + n;
+        return;
+      }
+    }
+    // Reserve the worst case (3 bytes per UTF-16 unit) once; encodeInto writes in place.
+    this.reserve(5 + n * 3);
+    const start = this.pos;
+    const { read, written } = this.encoder.encodeInto(s, this.buf.subarray(start + 5));
+    if (read !== n) throw new Error('[marshal] string did not fit its reservation');
+    const ascii = written === n;
+    if (ascii && n < 256) {
+      this.buf[start] = T_SHORT_ASCII | flag;
+      this.buf[start + 1] = n;
+      this.buf.copyWithin(start + 2, start + 5, start + 5 + n);
+      this.pos = start + 2 + n;
+    } else {
+      this.buf[start] = (ascii ? T_ASCII : T_UNICODE) | flag;
+      this.view.setInt32(start + 1, written, true);
+      this.pos = start + 5 + written;
+    }
+  }
+
+  bytes(b: Uint8Array): void {
+    this.reserve(5 + b.length);
+    this.buf[this.pos++] = T_BYTES;
+    this.view.setInt32(this.pos, b.length, true);
+    this.pos += 4;
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** An int of any size as marshal's base-2**15 digits. */
+  long(v: bigint): void {
+    const negative = v < 0n;
+    let mag = negative ? -v : v;
+    const digits: number[] = [];
+    while (mag > 0n) {
+      digits.push(Number(mag & 0x7fffn));
+      mag >>= 15n;
+    }
+    this.byte(T_LONG);
+    this.int32(negative ? -digits.length : digits.length);
+    this.reserve(digits.length * 2);
+    for (const d of digits) {
+      this.view.setUint16(this.pos, d, true);
+      this.pos += 2;
+    }
+  }
+
+  float(v: number): void {
+    this.reserve(9);
+    this.buf[this.pos++] = T_FLOAT;
+    this.view.setFloat64(this.pos, v, true);
+    this.pos += 8;
+  }
+}
+
+/** Encodes `value` (see the module comment for the mapping) for Python's `marshal.loads`. */
+export function toMarshal(value: unknown): Uint8Array {
+  const w = new Writer();
+  const keyRefs = new Map<string, number>();
+  let refCount = 0;
+  const active = new Set<object>();
+
+  const key = (k: string) => {
+    const ref = keyRefs.get(k);
+    if (ref !== undefined) {
+      w.byte(T_REF);
+      w.int32(ref);
+      return;
+    }
+    keyRefs.set(k, refCount++);
+    w.string(k, FLAG_REF);
+  };
+
+  // Path segments of the value being encoded, turned into a string only for error messages.
+  const trail: (string | number)[] = [];
+  const where = () => '$' + trail.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+  const enter = (o: object) => {
+    if (active.has(o)) throw new TypeError(`[marshal] cycle at ${where()}: the value refers to itself`);
+    active.add(o);
+  };
+
+  const encode = (v: unknown): void => {
+    switch (typeof v) {
+      case 'string':
+        return w.string(v);
+      case 'number':
+        if (Number.isInteger(v)) {
+          if (v >= -0x80000000 && v <= 0x7fffffff) {
+            w.byte(T_INT);
+            return w.int32(v);
+          }
+          if (Number.isSafeInteger(v)) return w.long(BigInt(v));
+        }
+        return w.float(v);
+      case 'boolean':
+        return w.byte(v ? T_TRUE : T_FALSE);
+      case 'bigint':
+        return w.long(v);
+      case 'undefined':
+        return w.byte(T_NONE);
+      case 'object':
+        break;
+      default:
+        throw new TypeError(`[marshal] cannot send a ${typeof v} to Python (at ${where()})`);
+    }
+    if (v === null) return w.byte(T_NONE);
+    if (v instanceof Uint8Array) return w.bytes(v);
+    if (v instanceof ArrayBuffer) return w.bytes(new Uint8Array(v));
+    if (v instanceof Date) return w.string(v.toISOString());
+    enter(v);
+    if (Array.isArray(v) || v instanceof Set) {
+      const items = Array.isArray(v) ? v : [...v];
+      w.byte(T_LIST);
+      w.int32(items.length);
+      trail.push(0);
+      for (let i = 0; i < items.length; i++) {
+        trail[trail.length - 1] = i;
+        encode(items[i]);
+      }
+      trail.pop();
+    } else if (v instanceof Map) {
+      w.byte(T_DICT);
+      for (const [k, item] of v) {
+        if (item === undefined) continue;
+        if (typeof k !== 'string') throw new TypeError(`[marshal] dict keys must be strings, got ${typeof k} at ${where()}`);
+        key(k);
+        trail.push(k);
+        encode(item);
+        trail.pop();
+      }
+      w.byte(T_NULL);
+    } else {
+      const o = v as Record<string, unknown>;
+      w.byte(T_DICT);
+      trail.push('');
+      for (const k in o) {
+        if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+        const item = o[k];
+        if (item === undefined) continue;
+        key(k);
+        trail[trail.length - 1] = k;
+        encode(item);
+      }
+      trail.pop();
+      w.byte(T_NULL);
+    }
+    active.delete(v);
+  };
+
+  encode(value);
+  return w.buf.slice(0, w.pos);
+}

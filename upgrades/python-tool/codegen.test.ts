@@ -1,0 +1,119 @@
+// Generated modules are compiled and called in real Python (Pyodide), against a recording bridge.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadPyodide, type PyodideInterface } from 'pyodide';
+import type { ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import { readManifests } from '../../src/kernel/manifests.ts';
+import { nodeProjectFiles, projectRoot } from '../../src/platform/node.ts';
+import {
+  generatePythonModule,
+  generateSkillDoc,
+  generateSkillIndex,
+  generateSystemPrompt,
+  groupByNamespace,
+  namespaceOf,
+  signatureOf,
+} from './codegen.ts';
+
+let py: PyodideInterface;
+let manifestTools: ToolDeclaration[];
+
+const odd: ToolDeclaration = {
+  name: 'odd_tool',
+  description: 'Has awkward parameter names. Second sentence.',
+  module: 'OddThings',
+  pythonCallable: true,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      class: { type: 'string', description: 'a keyword' },
+      'max-count': { type: 'integer', default: 10 },
+      tags: { type: 'array', items: { type: 'string' } },
+      flag: { type: 'boolean', default: false },
+      note: { type: 'string', description: 'has """ quotes and \\ backslash' },
+    },
+    required: ['class'],
+  },
+};
+
+before(async () => {
+  py = await loadPyodide();
+  manifestTools = [...(await readManifests(nodeProjectFiles(projectRoot))).tools.values()];
+  // A recording stand-in for the real bridge (the bridge itself is tested end to end elsewhere).
+  py.FS.mkdirTree('/gen/tools');
+  py.FS.writeFile('/gen/armature_bridge.py', 'calls = []\ndef call_tool(name, args=None):\n    calls.append((name, args))\n    return {"called": name}\n');
+  py.FS.writeFile('/gen/tools/__init__.py', '');
+  for (const [ns, list] of groupByNamespace([...manifestTools, odd])) py.FS.writeFile(`/gen/tools/${ns}.py`, generatePythonModule(ns, list));
+  py.runPython('import sys; sys.path.insert(0, "/gen")');
+});
+
+test('namespaces come from the implementing module', () => {
+  assert.equal(namespaceOf('Workspace'), 'workspace');
+  assert.equal(namespaceOf('PythonTool'), 'python');
+  assert.equal(namespaceOf('PyodideRuntime'), 'pyodide_runtime');
+  assert.deepEqual([...groupByNamespace(manifestTools).keys()].filter((n) => ['workspace', 'blueprints'].includes(n)), ['blueprints', 'workspace']);
+});
+
+test('every manifest namespace imports, with real signatures, defaults and docstrings', () => {
+  const out = py.runPython(`
+import inspect, importlib
+from tools.workspace import read_file, write_file
+res = (str(inspect.signature(read_file)), str(inspect.signature(write_file)), read_file.__doc__.splitlines()[0])
+res`).toJs();
+  assert.deepEqual(out, [
+    "(path: str, encoding: str | None = 'utf8') -> Any",
+    "(path: str, content: str, encoding: str | None = 'utf8') -> Any",
+    'Read a workspace file. Text comes back as UTF-8; use encoding "base64" for binary files.',
+  ]);
+  for (const ns of groupByNamespace(manifestTools).keys()) py.runPython(`import tools.${ns}`);
+});
+
+test('calls send required args, defaults, and omit optional args left at None', () => {
+  const calls = py.runPython(`
+import armature_bridge
+armature_bridge.calls.clear()
+from tools.workspace import read_file, list_files
+read_file("a.txt")
+read_file(path="b.bin", encoding="base64")
+list_files()
+repr(armature_bridge.calls)`);
+  assert.equal(calls, "[('read_file', {'path': 'a.txt', 'encoding': 'utf8'}), ('read_file', {'path': 'b.bin', 'encoding': 'base64'}), ('list_files', {})]");
+});
+
+test('unknown or missing keyword arguments are rejected by Python itself', () => {
+  const err = py.runPython(`
+from tools.workspace import read_file
+msgs = []
+for f in (lambda: read_file(pth="x"), lambda: read_file()):
+    try:
+        f()
+    except TypeError as e:
+        msgs.append(str(e))
+msgs`).toJs();
+  assert.match(err[0], /unexpected keyword argument 'pth'/);
+  assert.match(err[1], /missing 1 required positional argument: 'path'/);
+});
+
+test('awkward names become valid identifiers and still send the original JSON names', () => {
+  assert.equal(signatureOf(odd), 'odd_tool(class_, max_count=10, tags=None, flag=False, note=None)');
+  const calls = py.runPython(`
+import armature_bridge
+armature_bridge.calls.clear()
+from tools.odd_things import odd_tool
+odd_tool("c", max_count=3, flag=True)
+assert '"""' in odd_tool.__doc__ and '\\\\' in odd_tool.__doc__
+repr(armature_bridge.calls)`);
+  assert.equal(calls, "[('odd_tool', {'class': 'c', 'max-count': 3, 'tags': None, 'flag': True, 'note': None})]".replace(", 'tags': None", '').replace(", 'note': None", ''));
+});
+
+test('skill index, SKILL.md and the system prompt are generated from the same manifests', () => {
+  const index = generateSkillIndex(manifestTools);
+  assert.match(index, /^workspace: from tools\.workspace import delete_file, list_files, read_file, write_file$/m);
+  assert.match(index, /^ {2}- read_file\(path, encoding="utf8"\) — Read a workspace file\.$/m);
+  const doc = generateSkillDoc('workspace', groupByNamespace(manifestTools).get('workspace')!);
+  assert.match(doc, /## write_file\(path, content, encoding="utf8"\)/);
+  assert.match(doc, /result = write_file\(path="notes\/example\.txt", content="content"\)/);
+  const prompt = generateSystemPrompt({ tools: manifestTools, personaName: 'Tester' });
+  for (const needle of ['call_tool(', 'from tools.', 'execute_python', 'at most twice', 'never paste data into code', 'read_skill', '{ ok: false, error: { type, message, traceback }, hint }'])
+    assert.ok(prompt.includes(needle), `prompt lacks ${needle}`);
+});

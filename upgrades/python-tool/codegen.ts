@@ -1,0 +1,252 @@
+/**
+ * Generates, from the tool manifests alone, what an agent needs to use tools from Python:
+ * an importable module per tool namespace (`from tools.workspace import read_file`) with real
+ * signatures, defaults and docstrings; a compact skill index; a SKILL.md per namespace with
+ * Python examples; and the system-prompt fragment. Nothing here is written by hand per tool.
+ */
+import type { ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+
+/** JSON Schema fields the generator reads. */
+interface PropSchema {
+  type?: string | string[];
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  items?: PropSchema;
+}
+
+/** One parameter of a generated function. */
+export interface PyParam {
+  /** The JSON property name sent to the tool. */
+  name: string;
+  /** The Python identifier (differs when `name` is a keyword or not an identifier). */
+  ident: string;
+  required: boolean;
+  pyType: string;
+  /** Python literal of the default; `None` means "omit when not given" for optional params. */
+  defaultLiteral: string;
+  description: string;
+}
+
+const PY_KEYWORDS = new Set(
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type'.split(' '),
+);
+
+/** The namespace a tool belongs to: its module id in snake_case, without a `_tool` suffix. */
+export function namespaceOf(moduleId: string): string {
+  return moduleId
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/_tool$/, '');
+}
+
+/** Tools grouped by namespace, namespaces and tools sorted by name. */
+export function groupByNamespace(tools: readonly ToolDeclaration[]): Map<string, ToolDeclaration[]> {
+  const out = new Map<string, ToolDeclaration[]>();
+  for (const t of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
+    const ns = namespaceOf(t.module);
+    out.set(ns, [...(out.get(ns) ?? []), t]);
+  }
+  return new Map([...out.entries()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function pyType(s: PropSchema): string {
+  const t = Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type;
+  switch (t) {
+    case 'string':
+      return 'str';
+    case 'integer':
+      return 'int';
+    case 'number':
+      return 'float';
+    case 'boolean':
+      return 'bool';
+    case 'array':
+      return `list[${s.items ? pyType(s.items) : 'Any'}]`;
+    case 'object':
+      return 'dict[str, Any]';
+    default:
+      return 'Any';
+  }
+}
+
+/** A Python literal for a JSON value. */
+export function pyLiteral(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : `float(${JSON.stringify(String(v))})`;
+  if (typeof v === 'string') return JSON.stringify(v); // JSON string escapes are valid Python
+  if (Array.isArray(v)) return `[${v.map(pyLiteral).join(', ')}]`;
+  return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}: ${pyLiteral(x)}`).join(', ')}}`;
+}
+
+/** The parameters of a tool, required ones first (in schema order), then optional ones. */
+export function paramsOf(tool: ToolDeclaration): PyParam[] {
+  const props = (tool.inputSchema.properties ?? {}) as Record<string, PropSchema>;
+  const required = new Set((tool.inputSchema.required as string[] | undefined) ?? []);
+  const params = Object.entries(props).map(([name, s]): PyParam => {
+    let ident = name.replace(/[^A-Za-z0-9_]/g, '_');
+    if (/^[0-9]/.test(ident)) ident = `_${ident}`;
+    if (PY_KEYWORDS.has(ident)) ident = `${ident}_`;
+    const enumNote = s.enum ? ` One of ${s.enum.map((e) => JSON.stringify(e)).join(', ')}.` : '';
+    return {
+      name,
+      ident,
+      required: required.has(name),
+      pyType: pyType(s),
+      defaultLiteral: s.default === undefined ? 'None' : pyLiteral(s.default),
+      description: `${s.description ?? ''}${enumNote}`.trim(),
+    };
+  });
+  return [...params.filter((p) => p.required), ...params.filter((p) => !p.required)];
+}
+
+/** `read_file(path, encoding="utf8")` — the call as an agent writes it. */
+export function signatureOf(tool: ToolDeclaration): string {
+  return `${tool.name}(${paramsOf(tool)
+    .map((p) => (p.required ? p.ident : `${p.ident}=${p.defaultLiteral}`))
+    .join(', ')})`;
+}
+
+function docstring(tool: ToolDeclaration, params: PyParam[], indent: string): string {
+  const lines = [tool.description, ''];
+  if (params.length) {
+    lines.push('Args:');
+    for (const p of params) lines.push(`    ${p.ident}: ${p.description || p.pyType}${p.required ? '' : ` Default: ${p.defaultLiteral}.`}`);
+    lines.push('');
+  }
+  lines.push(`Returns the tool's value (dict/list/str/...). Raises ToolError when the tool fails.`);
+  return `${indent}"""${lines.map((l, i) => (i === 0 || !l ? l : indent + l)).join('\n').replace(/\\/g, '\\\\').replace(/"""/g, '\\"\\"\\"')}\n${indent}"""`;
+}
+
+/** Python source of the module `tools.<namespace>`. */
+export function generatePythonModule(namespace: string, tools: readonly ToolDeclaration[]): string {
+  const out = [
+    `"""Armature tools in the ${namespace} namespace, generated from modules/tools-*.json. Do not edit.`,
+    '',
+    `Each function calls the tool of the same name through call_tool(); keyword arguments are checked`,
+    `by Python itself, and optional arguments left at None are not sent (the tool's default applies).`,
+    '"""',
+    'from typing import Any',
+    'from armature_bridge import call_tool as _call_tool',
+    '',
+    `__all__ = [${tools.map((t) => JSON.stringify(t.name)).join(', ')}]`,
+    '',
+  ];
+  for (const t of tools) {
+    const params = paramsOf(t);
+    const sig = params.map((p) => (p.required ? `${p.ident}: ${p.pyType}` : `${p.ident}: ${p.pyType} | None = ${p.defaultLiteral}`));
+    out.push('');
+    out.push(`def ${t.name}(${sig.join(', ')}) -> Any:`);
+    out.push(docstring(t, params, '    '));
+    out.push('    _args: dict[str, Any] = {}');
+    for (const p of params) {
+      if (p.required) out.push(`    _args[${JSON.stringify(p.name)}] = ${p.ident}`);
+      else out.push(`    if ${p.ident} is not None:\n        _args[${JSON.stringify(p.name)}] = ${p.ident}`);
+    }
+    out.push(`    return _call_tool(${JSON.stringify(t.name)}, _args)`);
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+/** One line per tool: the compact index an agent always sees. */
+export function generateSkillIndex(tools: readonly ToolDeclaration[]): string {
+  const lines: string[] = [];
+  for (const [ns, list] of groupByNamespace(tools)) {
+    lines.push(`${ns}: from tools.${ns} import ${list.map((t) => t.name).join(', ')}`);
+    for (const t of list) lines.push(`  - ${signatureOf(t)} — ${firstSentence(t.description)}`);
+  }
+  return lines.join('\n');
+}
+
+function firstSentence(text: string): string {
+  const m = /^(.*?[.!?])(\s|$)/.exec(text);
+  return m ? m[1]! : text;
+}
+
+function exampleArgs(tool: ToolDeclaration): string {
+  return paramsOf(tool)
+    .filter((p) => p.required)
+    .map((p) => `${p.ident}=${exampleValue(p)}`)
+    .join(', ');
+}
+
+function exampleValue(p: PyParam): string {
+  if (/path/.test(p.name)) return '"notes/example.txt"';
+  if (p.name === 'id') return '"0x000031"';
+  if (p.name === 'code') return '"print(1 + 1)"';
+  if (p.name === 'package') return '"my-package"';
+  switch (p.pyType) {
+    case 'str':
+      return `"${p.name}"`;
+    case 'int':
+      return '1';
+    case 'float':
+      return '1.0';
+    case 'bool':
+      return 'True';
+    default:
+      return p.pyType.startsWith('list') ? '[]' : '{}';
+  }
+}
+
+/** The full SKILL.md of one namespace, with Python usage examples. */
+export function generateSkillDoc(namespace: string, tools: readonly ToolDeclaration[]): string {
+  const out = [
+    `# Skill: ${namespace}`,
+    '',
+    `Generated from the tool manifests. Use these tools from Python inside \`execute_python\`:`,
+    '',
+    '```python',
+    `from tools.${namespace} import ${tools.map((t) => t.name).join(', ')}`,
+    '```',
+    '',
+    'Each function returns native Python data and raises `ToolError` (with `.tool`, `.code`, `.message`, `.hint`) on failure.',
+    '',
+  ];
+  for (const t of tools) {
+    const params = paramsOf(t);
+    out.push(`## ${signatureOf(t)}`, '', t.description, '');
+    if (params.length) {
+      out.push('| argument | type | required | default | meaning |', '|---|---|---|---|---|');
+      for (const p of params)
+        out.push(`| \`${p.ident}\` | ${p.pyType} | ${p.required ? 'yes' : 'no'} | ${p.required ? '' : `\`${p.defaultLiteral}\``} | ${p.description.replace(/\|/g, '\\|')} |`);
+      out.push('');
+    }
+    if (!t.pythonCallable) {
+      out.push('_Not callable from Python: ask for it as a tool call instead._', '');
+      continue;
+    }
+    out.push('```python', `from tools.${namespace} import ${t.name}`, '', `result = ${t.name}(${exampleArgs(t)})`, 'print(result)', '```', '');
+  }
+  return out.join('\n');
+}
+
+/** Options of {@link generateSystemPrompt}. */
+export interface PromptOptions {
+  /** Tools the persona allows (declarations). */
+  tools: readonly ToolDeclaration[];
+  /** Persona name for the opening line. */
+  personaName: string;
+}
+
+/** The system-prompt fragment: skill index, how to call tools from Python, the result contract. */
+export function generateSystemPrompt(options: PromptOptions): string {
+  const pythonTools = options.tools.filter((t) => t.pythonCallable);
+  return [
+    `You are ${options.personaName}, an agent running on Armature.`,
+    '',
+    'Work in Python: call `execute_python` with code. Inside Python, every tool below is a function:',
+    '`from tools.<namespace> import <tool>`, or generically `call_tool("name", {"arg": value})`.',
+    'Both return native Python data (dict, list, str, int, float, bool, None) and raise `ToolError` on failure.',
+    'Fetch data inside Python with these functions and compute on it in the same run; never paste data into code.',
+    '',
+    '`execute_python` returns `{ ok: true, value, stdout, stderr }` or `{ ok: false, error: { type, message, traceback }, hint }`.',
+    'When ok is false, read the hint, fix the code and retry — at most twice — before reporting the failure.',
+    '',
+    'Tools available from Python (read a namespace\'s full guide with `read_skill`):',
+    generateSkillIndex(pythonTools),
+  ].join('\n');
+}

@@ -1,0 +1,138 @@
+/**
+ * The one message protocol between the PyodideRuntime host and its worker (a module Web Worker
+ * in the browser, a `worker_threads` worker in Node). Every message has `type` and `id`; both
+ * sides validate what they receive with these schemas; errors cross as `{ type, message, traceback }`.
+ *
+ * Requests (host -> worker) are answered by exactly one `response` with the same `id`. Progress,
+ * stream chunks and tool calls are worker-initiated and carry the id of the request they belong to.
+ */
+import { z } from 'zod';
+
+const id = z.string().min(1);
+const sab = z.custom<SharedArrayBuffer>((v) => typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
+const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'a Uint8Array');
+
+/** How `call_tool` reaches the main thread. */
+export const TransportSchema = z.enum(['shared-memory', 'jspi', 'async']);
+export type Transport = z.infer<typeof TransportSchema>;
+
+/** A Python error as it crosses the boundary. */
+export const PythonErrorSchema = z.object({
+  type: z.string(),
+  message: z.string(),
+  traceback: z.string(),
+  /** 1-based line of a SyntaxError. */
+  line: z.number().optional(),
+  /** 1-based column of a SyntaxError. */
+  column: z.number().optional(),
+});
+export type PythonErrorInfo = z.infer<typeof PythonErrorSchema>;
+
+/** A file handed to or read back from Python's file system. */
+export const FileDataSchema = z.object({ path: z.string(), data: bytes, mtime: z.number().optional() });
+export type FileData = z.infer<typeof FileDataSchema>;
+
+export const InitRequestSchema = z.object({
+  type: z.literal('init'),
+  id,
+  indexURL: z.string(),
+  packageIndexURL: z.string(),
+  interrupt: sab.optional(),
+  bridge: z.object({ control: sab, data: sab }).optional(),
+  transport: TransportSchema,
+  stdoutFlushMs: z.number().positive(),
+  /** Python modules to put on sys.path before user code runs (generated tool modules). */
+  modules: z.array(z.object({ path: z.string(), source: z.string() })).default([]),
+});
+
+export const ExecuteRequestSchema = z.object({ type: z.literal('execute'), id, runId: z.string(), code: z.string() });
+export const InstallRequestSchema = z.object({
+  type: z.literal('install'),
+  id,
+  /** A package name, a wheel URL, or (Node) a wheel path; or wheel bytes with their file name. */
+  spec: z.union([z.object({ source: z.string() }), z.object({ fileName: z.string(), bytes })]),
+});
+export const ListPackagesRequestSchema = z.object({ type: z.literal('list-packages'), id });
+export const ResetRequestSchema = z.object({ type: z.literal('reset'), id });
+export const WriteFilesRequestSchema = z.object({ type: z.literal('write-files'), id, root: z.string(), files: z.array(FileDataSchema) });
+export const ReadChangedRequestSchema = z.object({
+  type: z.literal('read-changed'),
+  id,
+  root: z.string(),
+  /** Paths (relative to root) with the mtime they had when written in; others are new. */
+  known: z.record(z.string(), z.number()),
+  maxBytes: z.number().positive(),
+});
+export const MemoryRequestSchema = z.object({ type: z.literal('memory'), id });
+/** Answer to a `tool-call` on the message transports (jspi, async). */
+export const ToolResultMessageSchema = z.object({ type: z.literal('tool-result'), id, callId: z.number(), status: z.number(), payload: bytes });
+
+export const HostMessageSchema = z.discriminatedUnion('type', [
+  InitRequestSchema,
+  ExecuteRequestSchema,
+  InstallRequestSchema,
+  ListPackagesRequestSchema,
+  ResetRequestSchema,
+  WriteFilesRequestSchema,
+  ReadChangedRequestSchema,
+  MemoryRequestSchema,
+  ToolResultMessageSchema,
+]);
+export type HostMessage = z.infer<typeof HostMessageSchema>;
+export type InitRequest = z.infer<typeof InitRequestSchema>;
+
+export const ProgressMessageSchema = z.object({
+  type: z.literal('progress'),
+  id,
+  stage: z.enum(['fetch', 'compile', 'stdlib', 'ready']),
+  percent: z.number().min(0).max(100),
+  message: z.string().optional(),
+});
+export const StreamMessageSchema = z.object({ type: z.literal('stream'), id, runId: z.string(), stream: z.enum(['stdout', 'stderr']), chunk: z.string() });
+export const ToolCallMessageSchema = z.object({ type: z.literal('tool-call'), id, callId: z.number(), name: z.string(), args: z.unknown() });
+export const ResponseMessageSchema = z.union([
+  z.object({ type: z.literal('response'), id, ok: z.literal(true), value: z.unknown() }),
+  z.object({ type: z.literal('response'), id, ok: z.literal(false), error: PythonErrorSchema, fatal: z.boolean().optional() }),
+]);
+
+export const WorkerMessageSchema = z.union([ProgressMessageSchema, StreamMessageSchema, ToolCallMessageSchema, ResponseMessageSchema]);
+export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
+export type ResponseMessage = z.infer<typeof ResponseMessageSchema>;
+
+/** `response.value` of an `init` request. */
+export interface InitResult {
+  pythonVersion: string;
+  pyodideVersion: string;
+  transport: Transport;
+}
+
+/** `response.value` of an `execute` request. */
+export interface ExecuteValue {
+  value: unknown;
+}
+
+/** One installed package. */
+export interface PackageInfo {
+  name: string;
+  version: string;
+}
+
+/** `response.value` of a `read-changed` request. */
+export interface ReadChangedResult {
+  files: FileData[];
+  /** Known paths no longer present in Python's file system. */
+  deleted: string[];
+  /** Files skipped for exceeding the size limit. */
+  skipped: string[];
+}
+
+/**
+ * Validates `msg` with `schema`; on failure returns a description naming the message type and
+ * the problem, so a bad message is reported instead of crashing either side.
+ */
+export function parseMessage<S extends z.ZodType>(schema: S, msg: unknown): { ok: true; value: z.infer<S> } | { ok: false; error: string } {
+  const r = schema.safeParse(msg);
+  if (r.success) return { ok: true, value: r.data };
+  const type = typeof msg === 'object' && msg && 'type' in msg ? String((msg as { type: unknown }).type) : typeof msg;
+  return { ok: false, error: `invalid ${type} message: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}` };
+}

@@ -1,0 +1,175 @@
+/**
+ * Python modules the worker installs before any user code runs:
+ * - `armature_bridge`: `call_tool`, `call_tool_async`, `ToolError` (the JS side is the
+ *   `_armature_js` module the worker registers);
+ * - `armature_runner`: compiles and runs user code in its own namespace, catches every exception
+ *   (KeyboardInterrupt included) and describes it with the user's frames only.
+ */
+
+/** Status words of a tool answer (shared with the host). */
+export const TOOL_STATUS = { ok: 0, toolError: 1, interrupted: 2, bridgeError: 3 } as const;
+
+export const BRIDGE_MODULE = `
+"""Armature's bridge from Python to the JavaScript tools. Installed by the runtime; do not edit."""
+import json
+import marshal
+
+import _armature_js
+
+__all__ = ["call_tool", "call_tool_async", "ToolError", "TRANSPORT"]
+
+TRANSPORT = _armature_js.transport
+_NO_SYNC = (
+    "call_tool() needs a synchronous channel to the main thread, and this page has none: "
+    "serve it with the headers 'Cross-Origin-Opener-Policy: same-origin' and "
+    "'Cross-Origin-Embedder-Policy: require-corp' (shared memory), or use a browser with JSPI. "
+    "Meanwhile use 'await call_tool_async(name, args)'."
+)
+
+
+class ToolError(Exception):
+    """A tool called from Python failed. Carries the tool name, error code, message and hint."""
+
+    def __init__(self, tool, code, message, hint=None):
+        text = f"{tool} failed [{code}]: {message}"
+        if hint:
+            text += f" (hint: {hint})"
+        super().__init__(text)
+        self.tool = tool
+        self.code = code
+        self.message = message
+        self.hint = hint
+
+
+def _encode_args(name, args):
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"call_tool: the tool name must be a non-empty str, got {name!r}")
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise TypeError(f"call_tool({name!r}, args): args must be a dict of arguments, got {type(args).__name__}")
+    try:
+        return json.dumps(args)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"call_tool({name!r}): arguments must be JSON data (dict, list, str, int, float, bool, None): {e}") from None
+
+
+def _finish(name, answer):
+    status = answer[0]
+    data = marshal.loads(answer[1].to_bytes())
+    if status == ${TOOL_STATUS.ok}:
+        return data
+    if status == ${TOOL_STATUS.interrupted}:
+        raise KeyboardInterrupt(f"interrupted while waiting for tool {name}")
+    raise ToolError(name, data.get("code", "TOOL_FAILED"), data.get("message", ""), data.get("hint"))
+
+
+def call_tool(name, args=None):
+    """Calls the Armature tool \`name\` with \`args\` (a dict) and returns its value as native Python data.
+
+    Raises ToolError when the tool fails (unknown tool, invalid arguments, not allowed, ...).
+    """
+    payload = _encode_args(name, args)
+    if TRANSPORT == "shared-memory":
+        return _finish(name, _armature_js.call_sync(name, payload))
+    if TRANSPORT == "jspi":
+        from pyodide.ffi import run_sync
+
+        return _finish(name, run_sync(_armature_js.call_async(name, payload)))
+    raise RuntimeError(_NO_SYNC)
+
+
+async def call_tool_async(name, args=None):
+    """Like call_tool, but awaitable; works on every transport."""
+    payload = _encode_args(name, args)
+    return _finish(name, await _armature_js.call_async(name, payload))
+`;
+
+export const RUNNER_MODULE = `
+"""Runs user code for Armature: own namespace, last-expression value, user-only tracebacks."""
+import sys
+import traceback
+
+from pyodide.code import CodeRunner
+
+import armature_bridge
+
+_CO_COROUTINE = 0x80
+_INTERNAL = ("/_pyodide/", "/pyodide/", "armature_runner", "armature_bridge", "<exec>")
+namespace = {}
+
+
+def reset():
+    """Fresh globals for user code (the bridge names are always there)."""
+    namespace.clear()
+    namespace.update(
+        __name__="__main__",
+        __builtins__=__builtins__,
+        call_tool=armature_bridge.call_tool,
+        call_tool_async=armature_bridge.call_tool_async,
+        ToolError=armature_bridge.ToolError,
+    )
+
+
+reset()
+
+
+def _user_frames(te):
+    te.stack = traceback.StackSummary.from_list([f for f in te.stack if not any(s in f.filename for s in _INTERNAL)])
+    if te.__cause__ is not None:
+        _user_frames(te.__cause__)
+    if te.__context__ is not None:
+        _user_frames(te.__context__)
+    return te
+
+
+def describe(e):
+    te = _user_frames(traceback.TracebackException(type(e), e, e.__traceback__, compact=True))
+    info = {"type": type(e).__name__, "message": str(e), "traceback": "".join(te.format())}
+    if isinstance(e, SyntaxError):
+        info["message"] = e.msg or str(e)
+        if e.lineno is not None:
+            info["line"] = e.lineno
+        if e.offset is not None:
+            info["column"] = e.offset
+    return info
+
+
+def prepare(code):
+    """(runner, needs_async) or raises SyntaxError."""
+    runner = CodeRunner(code, filename="<python>", return_mode="last_expr", quiet_trailing_semicolon=True)
+    runner.compile()
+    return runner, bool(runner.code.co_flags & _CO_COROUTINE)
+
+
+def run(code, force_async):
+    """(ok, value_or_error, is_async_awaitable). Never raises."""
+    try:
+        runner, needs_async = prepare(code)
+    except BaseException as e:
+        return (False, describe(e), False)
+    if needs_async or force_async:
+        return (True, _run_async(runner), True)
+    try:
+        return (True, runner.run(namespace), False)
+    except BaseException as e:
+        return (False, describe(e), False)
+
+
+async def _run_async(runner):
+    try:
+        return (True, await runner.run_async(namespace))
+    except BaseException as e:
+        return (False, describe(e))
+
+
+def installed():
+    from importlib.metadata import distributions
+
+    seen = {}
+    for d in distributions():
+        name = d.metadata["Name"]
+        if name and name.lower() not in seen:
+            seen[name.lower()] = (name, d.version)
+    return sorted(seen.values())
+`;

@@ -1,0 +1,625 @@
+/**
+ * PyodideRuntime, host side. Design notes:
+ * - Python runs in a dedicated worker (see worker.ts); this side never blocks.
+ * - Requests are queued: executes run one at a time in call order, so output chunks always belong
+ *   to exactly one run. The timeout clock starts when a run is sent, after start-up and installs.
+ * - A timeout raises KeyboardInterrupt through the shared interrupt buffer, re-signalled every
+ *   `resignalMs` (single signals are sometimes lost); if Python has not stopped after
+ *   `interruptGraceMs` (C-level loops, sleeps), the worker is terminated and a new one started.
+ * - Nothing here throws to callers of `execute`: every outcome is a structured result.
+ */
+import type { ArmatureEvents } from '../../src/kernel/events.ts';
+import type { PythonStatus } from '../../src/kernel/events.ts';
+import { ensureStructuredCloneable } from './clone-safety.ts';
+import {
+  WorkerMessageSchema,
+  parseMessage,
+  type ExecuteValue,
+  type InitResult,
+  type PackageInfo,
+  type PythonErrorInfo,
+  type ReadChangedResult,
+  type ResponseMessage,
+  type Transport,
+} from './protocol.ts';
+import { TOOL_STATUS } from './python-prelude.ts';
+import { defaultIndexURL, inNode, spawnWorker, type WorkerHandle } from './worker-handle.ts';
+import { toMarshal } from '../python-tool/marshal.ts';
+import { createSyncChannelBuffers, SyncChannelHost, type SyncChannelBuffers } from '../python-tool/sync-channel.ts';
+
+/** The pinned Pyodide version; the default package index is its CDN folder. */
+export const PYODIDE_VERSION = '0.29.5';
+/** Default package index: the official CDN for the pinned version. */
+export const DEFAULT_PACKAGE_INDEX = `https://cdn.jsdelivr.net/pyodide/v${PYODIDE_VERSION}/full/`;
+
+/** The subset of the Workspace API the runtime needs for `syncWorkspace`. */
+export interface WorkspaceLike {
+  list(): { path: string; size: number; mtime: number }[];
+  read(path: string): Uint8Array;
+  write(path: string, data: Uint8Array): Promise<unknown>;
+}
+
+/** What the runtime reports to and needs from its host (the upgrade wires it to the bus). */
+export interface RuntimeHost {
+  emit<K extends keyof ArmatureEvents>(type: K, payload: ArmatureEvents[K]): void;
+  workspace?: WorkspaceLike;
+}
+
+/** A tool call made by Python through `call_tool`, as the runtime hands it to the host. */
+export type ToolCallHandler = (
+  name: string,
+  args: unknown,
+) => Promise<{ ok: true; value: unknown } | { ok: false; error: { code: string; message: string }; hint?: string }>;
+
+/** Options of {@link createPyodideRuntime}. */
+export interface PyodideRuntimeOptions {
+  /** Worker script URL. Default: `./worker.ts` beside this file (bundles pass their own). */
+  workerUrl?: string | URL;
+  /** Where Pyodide's own files are. Default: the installed `pyodide` package. */
+  indexURL?: string;
+  /** Base URL holding the pinned version's `pyodide-lock.json` and wheels. Default: {@link DEFAULT_PACKAGE_INDEX}. */
+  packageIndexURL?: string;
+  /** Timeout of a run in ms when the call sets none. Default: 30000. */
+  defaultTimeoutMs?: number;
+  /** How long Python gets to stop after the first interrupt before the worker is replaced, in ms. Default: 1500. */
+  interruptGraceMs?: number;
+  /** Interval between repeated interrupt signals, in ms. Default: 100. */
+  resignalMs?: number;
+  /** Most bytes one `syncWorkspace` moves in either direction. Default: 50 MiB. */
+  maxSyncBytes?: number;
+  /** How often the worker flushes stdout/stderr while a run prints, in ms. Default: 16. */
+  stdoutFlushMs?: number;
+  /** Most characters of stdout and of stderr kept in a result (the stream events carry everything). Default: 1 MiB. */
+  maxResultOutputChars?: number;
+  /** How `call_tool` reaches the host. Default: `auto` (shared memory, else JSPI, else async only). */
+  transport?: Transport | 'auto';
+  /** Runs tools for `call_tool`. Default: none (calls fail with NO_TOOLS). */
+  onToolCall?: ToolCallHandler;
+  /** Python modules to install before user code (generated tool modules). Default: none. */
+  modules?: () => { path: string; source: string }[];
+  /** Most time `init()` may take, in ms. Default: 120000. */
+  initTimeoutMs?: number;
+}
+
+/** Options of one run. */
+export interface ExecuteOptions {
+  /** Default: the runtime's `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  /** Id that tags this run's output events. Default: generated. */
+  runId?: string;
+}
+
+/** Outcome of a run: never thrown. */
+export type ExecuteResult =
+  | { ok: true; value: unknown; stdout: string; stderr: string; executionTime: number; runId: string }
+  | { ok: false; error: PythonErrorInfo; hint?: string; stdout: string; stderr: string; executionTime: number; runId: string };
+
+/** Snapshot of the runtime for widgets and tools. */
+export interface RuntimeState {
+  status: PythonStatus;
+  pythonVersion?: string;
+  pyodideVersion?: string;
+  transport?: Transport;
+  packages: PackageInfo[];
+  executions: number;
+  /** Bytes of the WebAssembly heap, when measurable. */
+  memoryBytes?: number;
+  lastError?: PythonErrorInfo;
+  restarts: number;
+}
+
+/** Counts and bytes moved by {@link PyodideRuntimeApi.syncWorkspace}. */
+export interface SyncReport {
+  direction: 'in' | 'out' | 'both';
+  in?: { count: number; bytes: number; skipped: string[] };
+  out?: { count: number; bytes: number; deleted: string[]; skipped: string[] };
+}
+
+/** The PyodideRuntime API (the upgrade's contract). */
+export interface PyodideRuntimeApi {
+  init(): Promise<void>;
+  isReady(): boolean;
+  getState(): RuntimeState;
+  execute(code: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+  installPackage(spec: string | { fileName: string; bytes: Uint8Array }): Promise<{ ok: true; installed: string[] } | { ok: false; error: PythonErrorInfo; hint?: string }>;
+  listPackages(): Promise<PackageInfo[]>;
+  syncWorkspace(direction: 'in' | 'out' | 'both'): Promise<SyncReport>;
+  interrupt(): void;
+  restart(): Promise<void>;
+  reset(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+interface Pending {
+  resolve(msg: ResponseMessage): void;
+}
+
+interface Live {
+  worker: WorkerHandle;
+  interrupt?: Int32Array;
+  bridge?: { buffers: SyncChannelBuffers; host: SyncChannelHost };
+  pending: Map<string, Pending>;
+  /** stdout/stderr of runs in flight, by request id. */
+  outputs: Map<string, { stdout: string[]; stderr: string[]; chars: [number, number] }>;
+  ready: Promise<InitResult>;
+  dead: boolean;
+}
+
+let seq = 0;
+const nextId = (prefix: string) => `${prefix}-${++seq}`;
+
+function chooseTransport(requested: Transport | 'auto'): Transport {
+  if (requested !== 'auto') return requested;
+  const isolated = inNode() || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  if (typeof SharedArrayBuffer === 'function' && isolated) return 'shared-memory';
+  if (typeof (WebAssembly as unknown as { Suspending?: unknown }).Suspending === 'function') return 'jspi';
+  return 'async';
+}
+
+/** Adds a hint for common failures. */
+export function hintFor(error: PythonErrorInfo): string | undefined {
+  switch (error.type) {
+    case 'SyntaxError':
+    case 'IndentationError':
+    case 'TabError':
+      return `${error.type} at line ${error.line ?? '?'}, column ${error.column ?? '?'}: ${error.message}. Fix the code there and run it again.`;
+    case 'ModuleNotFoundError': {
+      const mod = /No module named '([^']+)'/.exec(error.message)?.[1]?.split('.')[0];
+      return mod
+        ? `The module "${mod}" is not installed: install it with install_python_package {"package": "${mod}"} (or pass install_packages to execute_python), then run again.`
+        : 'Install the missing module with install_python_package, then run again.';
+    }
+    case 'MemoryError':
+      return 'Python ran out of memory: process the data in smaller pieces, or free large objects (del) first.';
+    case 'ToolError':
+      return 'A tool called from Python failed: see the message, fix the arguments and retry.';
+    case 'RuntimeNotReady':
+      return 'The Python runtime is starting or restarting: retry in a moment.';
+    case 'KeyboardInterrupt':
+      return 'The run was interrupted.';
+  }
+  return undefined;
+}
+
+/**
+ * Creates the runtime. Nothing starts until `init()` (or the first call that needs Python).
+ */
+export function createPyodideRuntime(options: PyodideRuntimeOptions, host: RuntimeHost): PyodideRuntimeApi {
+  const o = {
+    defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
+    interruptGraceMs: options.interruptGraceMs ?? 1500,
+    resignalMs: options.resignalMs ?? 100,
+    maxSyncBytes: options.maxSyncBytes ?? 50 * 1024 * 1024,
+    stdoutFlushMs: options.stdoutFlushMs ?? 16,
+    maxChars: options.maxResultOutputChars ?? 1024 * 1024,
+    packageIndexURL: options.packageIndexURL ?? DEFAULT_PACKAGE_INDEX,
+    initTimeoutMs: options.initTimeoutMs ?? 120_000,
+  };
+  let status: PythonStatus = 'idle';
+  let live: Live | undefined;
+  let info: InitResult | undefined;
+  let packages: PackageInfo[] = [];
+  let executions = 0;
+  let restarts = 0;
+  let memoryBytes: number | undefined;
+  let lastError: PythonErrorInfo | undefined;
+  let disposed = false;
+  /** Files as last synced: workspace path -> mtime in Python's file system. */
+  let synced: Record<string, number> = {};
+  let queue: Promise<unknown> = Promise.resolve();
+  let activeRun: { id: string; stopSignals(): void; manual?: boolean } | undefined;
+
+  const setStatus = (next: PythonStatus, message?: string) => {
+    if (status === next) return;
+    status = next;
+    host.emit('python:state', message ? { status: next, message } : { status: next });
+  };
+
+  const serial = <T>(op: () => Promise<T>): Promise<T> => {
+    const next = queue.then(op, op);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  function request<T = unknown>(l: Live, msg: { type: string; id?: string; [k: string]: unknown }, transfer?: Transferable[]): Promise<ResponseMessage & { value?: T }> {
+    const id = msg.id ?? nextId(msg.type);
+    return new Promise((resolve) => {
+      if (l.dead) return resolve({ type: 'response', id, ok: false, error: { type: 'RuntimeNotReady', message: 'the Python worker has stopped', traceback: '' } });
+      l.pending.set(id, { resolve: resolve as Pending['resolve'] });
+      l.worker.post({ ...msg, id }, transfer);
+    });
+  }
+
+  async function answerToolCall(l: Live, msg: { id: string; callId: number; name: string; args: unknown }, t: Transport) {
+    let status: number = TOOL_STATUS.ok;
+    let payload: Uint8Array;
+    try {
+      const r = options.onToolCall
+        ? await options.onToolCall(msg.name, msg.args)
+        : { ok: false as const, error: { code: 'NO_TOOLS', message: 'no tools are connected to this Python runtime' } };
+      if (r.ok) {
+        try {
+          payload = toMarshal(r.value);
+        } catch (e) {
+          status = TOOL_STATUS.bridgeError;
+          payload = toMarshal({ code: 'UNSENDABLE_RESULT', message: `${msg.name} returned a value Python cannot receive: ${(e as Error).message}` });
+        }
+      } else {
+        status = TOOL_STATUS.toolError;
+        payload = toMarshal({ code: r.error.code, message: r.error.message, hint: r.hint });
+      }
+    } catch (e) {
+      status = TOOL_STATUS.bridgeError;
+      payload = toMarshal({ code: 'BRIDGE_FAILED', message: String((e as Error).message ?? e) });
+    }
+    if (l.dead) return;
+    if (t === 'shared-memory' && l.bridge) await l.bridge.host.respond(msg.callId, payload, status).catch(() => undefined);
+    else l.worker.post({ type: 'tool-result', id: msg.id, callId: msg.callId, status, payload }, [payload.buffer as ArrayBuffer]);
+  }
+
+  async function start(): Promise<Live> {
+    const transport = chooseTransport(options.transport ?? 'auto');
+    const worker = await spawnWorker(options.workerUrl);
+    const canShare = typeof SharedArrayBuffer === 'function' && (inNode() || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true);
+    const interruptBuffer = canShare ? new SharedArrayBuffer(4) : undefined;
+    const buffers = transport === 'shared-memory' ? createSyncChannelBuffers() : undefined;
+    const l: Live = {
+      worker,
+      interrupt: interruptBuffer ? new Int32Array(interruptBuffer) : undefined,
+      bridge: buffers ? { buffers, host: new SyncChannelHost(buffers) } : undefined,
+      pending: new Map(),
+      outputs: new Map(),
+      ready: Promise.resolve(undefined as never),
+      dead: false,
+    };
+    const die = (why: string) => {
+      if (l.dead) return;
+      l.dead = true;
+      for (const [id, p] of l.pending) p.resolve({ type: 'response', id, ok: false, error: { type: 'WorkerCrashed', message: why, traceback: '' }, fatal: true });
+      l.pending.clear();
+      if (live === l && !disposed && status !== 'restarting') {
+        lastError = { type: 'WorkerCrashed', message: why, traceback: '' };
+        setStatus('error', why);
+      }
+    };
+    worker.onError((e) => die(`the Python worker failed: ${e.message}`));
+    worker.onExit((code) => die(`the Python worker exited (code ${code})`));
+    worker.onMessage((raw) => {
+      const parsed = parseMessage(WorkerMessageSchema, raw);
+      if (!parsed.ok) {
+        lastError = { type: 'ProtocolError', message: parsed.error, traceback: '' };
+        return;
+      }
+      const msg = parsed.value;
+      switch (msg.type) {
+        case 'progress':
+          host.emit('python:progress', msg.message ? { stage: msg.stage, percent: msg.percent, message: msg.message } : { stage: msg.stage, percent: msg.percent });
+          return;
+        case 'stream': {
+          const out = l.outputs.get(msg.id);
+          if (out) {
+            const i = msg.stream === 'stdout' ? 0 : 1;
+            (i === 0 ? out.stdout : out.stderr).push(msg.chunk);
+            out.chars[i] += msg.chunk.length;
+            // Keep only the tail in memory; the events carry everything.
+            const list = i === 0 ? out.stdout : out.stderr;
+            while (out.chars[i] - list[0]!.length > o.maxChars && list.length > 1) out.chars[i] -= list.shift()!.length;
+          }
+          host.emit(msg.stream === 'stdout' ? 'python:stdout' : 'python:stderr', { runId: msg.runId, chunk: msg.chunk });
+          return;
+        }
+        case 'tool-call':
+          void answerToolCall(l, msg, transport);
+          return;
+        case 'response': {
+          const p = l.pending.get(msg.id);
+          l.pending.delete(msg.id);
+          p?.resolve(msg);
+          return;
+        }
+      }
+    });
+    l.ready = (async () => {
+      const indexURL = options.indexURL ?? (await defaultIndexURL());
+      const modules = options.modules?.() ?? [];
+      const timer = new Promise<ResponseMessage>((resolve) =>
+        setTimeout(
+          () => resolve({ type: 'response', id: 'init', ok: false, error: { type: 'TimeoutError', message: `Pyodide did not start within ${o.initTimeoutMs} ms`, traceback: '' } }),
+          o.initTimeoutMs,
+        ).unref?.(),
+      );
+      const res = await Promise.race([
+        request<InitResult>(l, {
+          type: 'init',
+          id: 'init',
+          indexURL,
+          packageIndexURL: o.packageIndexURL,
+          interrupt: interruptBuffer,
+          bridge: buffers,
+          transport,
+          stdoutFlushMs: o.stdoutFlushMs,
+          modules,
+        }),
+        timer,
+      ]);
+      if (!res.ok) throw Object.assign(new Error(res.error.message), { info: res.error });
+      return res.value as InitResult;
+    })();
+    return l;
+  }
+
+  async function ensureLive(): Promise<Live> {
+    if (disposed) throw Object.assign(new Error('the runtime is disposed'), { info: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' } });
+    if (!live || live.dead) {
+      const wasRestart = !!live;
+      setStatus(wasRestart ? 'restarting' : 'loading');
+      live = await start();
+      try {
+        info = await live.ready;
+      } catch (e) {
+        lastError = (e as { info?: PythonErrorInfo }).info ?? { type: 'RuntimeError', message: String(e), traceback: '' };
+        setStatus('error', lastError.message);
+        const failed = live;
+        live = undefined;
+        await failed.worker.terminate().catch(() => undefined);
+        throw e;
+      }
+      if (wasRestart) restarts++;
+      synced = {};
+      setStatus('ready');
+      packages = await listPackagesNow(live);
+    }
+    await live.ready;
+    return live;
+  }
+
+  async function listPackagesNow(l: Live): Promise<PackageInfo[]> {
+    const r = await request<PackageInfo[]>(l, { type: 'list-packages' });
+    return r.ok ? (r.value as PackageInfo[]) : packages;
+  }
+
+  async function replaceWorker(): Promise<void> {
+    const old = live;
+    setStatus('restarting');
+    live = undefined;
+    if (old) {
+      old.dead = true;
+      for (const [id, p] of old.pending) p.resolve({ type: 'response', id, ok: false, error: { type: 'WorkerRestarted', message: 'the worker was restarted', traceback: '' }, fatal: true });
+      old.pending.clear();
+      await old.worker.terminate().catch(() => undefined);
+    }
+    await ensureLive();
+  }
+
+  function errorResult(runId: string, error: PythonErrorInfo, t0: number, out?: { stdout: string[]; stderr: string[] }, hint?: string): ExecuteResult {
+    const h = hint ?? hintFor(error);
+    const base = { ok: false as const, error, stdout: join(out?.stdout, o.maxChars), stderr: join(out?.stderr, o.maxChars), executionTime: now() - t0, runId };
+    return h ? { ...base, hint: h } : base;
+  }
+
+  async function runOnce(code: string, runId: string, timeoutMs: number): Promise<ExecuteResult> {
+    const l = await ensureLive();
+    const id = nextId('run');
+    const out = { stdout: [] as string[], stderr: [] as string[], chars: [0, 0] as [number, number] };
+    l.outputs.set(id, out);
+    setStatus('busy');
+    host.emit('python:started', { runId });
+    const t0 = now();
+    let timedOut = false;
+    let restarted = false;
+    let signalTimer: ReturnType<typeof setInterval> | undefined;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const stopSignals = () => {
+      clearInterval(signalTimer);
+      clearTimeout(graceTimer);
+      signalTimer = undefined;
+    };
+    const signal = () => {
+      if (signalTimer) return;
+      const send = () => l.interrupt && Atomics.store(l.interrupt, 0, 2);
+      send();
+      signalTimer = setInterval(send, o.resignalMs);
+      graceTimer = setTimeout(() => {
+        // Python did not stop (a loop inside C, a long sleep): replace the worker.
+        restarted = true;
+        stopSignals();
+        void replaceWorker().catch(() => undefined);
+      }, l.interrupt ? o.interruptGraceMs : 0);
+    };
+    const run = { id, stopSignals, signal, manual: false };
+    activeRun = run as never;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      signal();
+    }, timeoutMs);
+    const res = await request<ExecuteValue>(l, { type: 'execute', id, runId, code });
+    clearTimeout(timeout);
+    stopSignals();
+    activeRun = undefined;
+    l.outputs.delete(id);
+    if (l.interrupt) Atomics.store(l.interrupt, 0, 0);
+    executions++;
+    let result: ExecuteResult;
+    if (res.ok) {
+      result = { ok: true, value: (res.value as ExecuteValue).value, stdout: join(out.stdout, o.maxChars), stderr: join(out.stderr, o.maxChars), executionTime: now() - t0, runId };
+    } else if (timedOut) {
+      const error: PythonErrorInfo = {
+        type: 'TimeoutError',
+        message: `the run did not finish within ${timeoutMs} ms`,
+        traceback: res.error.type === 'KeyboardInterrupt' ? res.error.traceback : '',
+      };
+      const hint = restarted
+        ? `Python did not stop when interrupted (a loop inside C code or a long sleep), so the runtime was restarted: globals, imports and installed packages were lost. Make the work smaller or raise timeout_ms.`
+        : `The run was interrupted after ${timeoutMs} ms; globals survived. Make the work smaller or raise timeout_ms.`;
+      result = errorResult(runId, error, t0, out, hint);
+    } else if (restarted || res.error.type === 'WorkerRestarted') {
+      result = errorResult(runId, { type: 'KeyboardInterrupt', message: 'interrupted; Python did not stop, so the runtime was restarted', traceback: '' }, t0, out, 'Globals, imports and installed packages were lost in the restart.');
+    } else {
+      const fatalHint = res.fatal ? `${hintFor(res.error) ?? ''} The Python runtime failed fatally and was restarted: globals were lost.`.trim() : undefined;
+      result = errorResult(runId, res.error, t0, out, fatalHint);
+      if (res.fatal) void replaceWorker().catch(() => undefined);
+    }
+    if (!result.ok) lastError = result.error;
+    host.emit('python:finished', result.ok ? { runId, ok: true, executionTime: result.executionTime } : { runId, ok: false, executionTime: result.executionTime, errorType: result.error.type });
+    if (live === l && !l.dead) {
+      setStatus('ready');
+      void request<{ wasmHeapBytes: number | null }>(l, { type: 'memory' }).then((m) => {
+        if (m.ok) memoryBytes = (m.value as { wasmHeapBytes: number | null }).wasmHeapBytes ?? undefined;
+      });
+    }
+    return result;
+  }
+
+  const api: PyodideRuntimeApi = {
+    async init() {
+      await serial(async () => {
+        await ensureLive();
+      });
+    },
+
+    isReady: () => status === 'ready' || status === 'busy',
+
+    getState: () => ({
+      status,
+      pythonVersion: info?.pythonVersion,
+      pyodideVersion: info?.pyodideVersion,
+      transport: info?.transport,
+      packages,
+      executions,
+      memoryBytes,
+      lastError,
+      restarts,
+    }),
+
+    execute(code, opts = {}) {
+      const runId = opts.runId ?? nextId('py');
+      const timeoutMs = opts.timeoutMs ?? o.defaultTimeoutMs;
+      return serial(async () => {
+        const t0 = now();
+        try {
+          if (typeof code !== 'string') {
+            return errorResult(runId, { type: 'TypeError', message: `code must be a string, got ${typeof code}`, traceback: '' }, t0);
+          }
+          let result = await runOnce(code, runId, timeoutMs);
+          // The runtime reported it was not initialized (e.g. it died between runs): start it and retry once.
+          if (!result.ok && ['RuntimeNotReady', 'WorkerCrashed'].includes(result.error.type) && !disposed) {
+            result = await runOnce(code, runId, timeoutMs);
+          }
+          return result;
+        } catch (e) {
+          const error = (e as { info?: PythonErrorInfo }).info ?? { type: 'RuntimeNotReady', message: String((e as Error).message ?? e), traceback: '' };
+          return errorResult(runId, error, t0);
+        }
+      });
+    },
+
+    installPackage(spec) {
+      return serial(async () => {
+        try {
+          const l = await ensureLive();
+          const msg = typeof spec === 'string' ? { type: 'install', spec: { source: spec } } : { type: 'install', spec: { fileName: spec.fileName, bytes: spec.bytes } };
+          const r = await request<{ installed: string[] }>(l, msg);
+          if (!r.ok) {
+            const h = hintFor(r.error);
+            return h ? { ok: false as const, error: r.error, hint: h } : { ok: false as const, error: r.error, hint: 'Check the package name, or install a wheel by URL or path.' };
+          }
+          const before = new Set(packages.map((p) => p.name.toLowerCase()));
+          packages = await listPackagesNow(l);
+          for (const p of packages) if (!before.has(p.name.toLowerCase())) host.emit('python:package-installed', { name: p.name, version: p.version });
+          return { ok: true as const, installed: (r.value as { installed: string[] }).installed };
+        } catch (e) {
+          return { ok: false as const, error: (e as { info?: PythonErrorInfo }).info ?? { type: 'RuntimeNotReady', message: String(e), traceback: '' } };
+        }
+      });
+    },
+
+    listPackages() {
+      return serial(async () => {
+        const l = await ensureLive();
+        packages = await listPackagesNow(l);
+        return packages;
+      });
+    },
+
+    syncWorkspace(direction) {
+      return serial(async () => {
+        const ws = host.workspace;
+        if (!ws) throw new Error('[syncWorkspace] no workspace is connected to this runtime (load the Workspace upgrade)');
+        const l = await ensureLive();
+        const report: SyncReport = { direction };
+        if (direction === 'in' || direction === 'both') {
+          const files: { path: string; data: Uint8Array; mtime: number }[] = [];
+          const skipped: string[] = [];
+          let bytes = 0;
+          for (const f of ws.list()) {
+            if (bytes + f.size > o.maxSyncBytes) {
+              skipped.push(f.path);
+              continue;
+            }
+            bytes += f.size;
+            files.push({ path: f.path, data: ws.read(f.path).slice(), mtime: f.mtime });
+          }
+          const r = await request(l, { type: 'write-files', root: '/workspace', files }, files.map((f) => f.data.buffer as ArrayBuffer));
+          if (!r.ok) throw new Error(`[syncWorkspace] writing into Python failed: ${r.error.message}`);
+          for (const f of files) synced[f.path] = f.mtime;
+          report.in = { count: files.length, bytes, skipped };
+        }
+        if (direction === 'out' || direction === 'both') {
+          const r = await request<ReadChangedResult>(l, { type: 'read-changed', root: '/workspace', known: synced, maxBytes: o.maxSyncBytes });
+          if (!r.ok) throw new Error(`[syncWorkspace] reading from Python failed: ${r.error.message}`);
+          const changed = r.value as ReadChangedResult;
+          let bytes = 0;
+          for (const f of changed.files) {
+            await ws.write(f.path, f.data);
+            synced[f.path] = f.mtime ?? Date.now();
+            bytes += f.data.byteLength;
+          }
+          report.out = { count: changed.files.length, bytes, deleted: changed.deleted, skipped: changed.skipped };
+        }
+        return report;
+      });
+    },
+
+    interrupt() {
+      const run = activeRun as unknown as { signal(): void } | undefined;
+      run?.signal();
+    },
+
+    restart() {
+      return serial(() => replaceWorker());
+    },
+
+    reset() {
+      return serial(async () => {
+        const l = await ensureLive();
+        const r = await request(l, { type: 'reset' });
+        if (!r.ok) throw new Error(`[reset] ${r.error.message}`);
+      });
+    },
+
+    async dispose() {
+      disposed = true;
+      const l = live;
+      live = undefined;
+      if (l) {
+        l.dead = true;
+        for (const [id, p] of l.pending) p.resolve({ type: 'response', id, ok: false, error: { type: 'RuntimeNotReady', message: 'the runtime was disposed', traceback: '' } });
+        await l.worker.terminate().catch(() => undefined);
+      }
+      setStatus('idle');
+    },
+  };
+  return api;
+}
+
+function join(chunks: string[] | undefined, max: number): string {
+  if (!chunks?.length) return '';
+  const all = chunks.join('');
+  return all.length <= max ? all : `[… ${all.length - max} earlier characters omitted; the python:stdout/stderr events carry everything]\n${all.slice(-max)}`;
+}
+
+function now(): number {
+  return performance.now();
+}
+
+export { ensureStructuredCloneable };

@@ -1,0 +1,63 @@
+/**
+ * One small adapter over the two kinds of worker: a `worker_threads` Worker in Node and a module
+ * Web Worker in the browser. Node-only modules are imported lazily, so browser bundles never load them.
+ */
+
+/** What the runtime needs from a worker. */
+export interface WorkerHandle {
+  post(msg: unknown, transfer?: Transferable[]): void;
+  onMessage(handler: (msg: unknown) => void): void;
+  /** An uncaught error inside the worker; the host must survive it. */
+  onError(handler: (error: Error) => void): void;
+  /** The worker stopped (terminated, crashed or exited). */
+  onExit(handler: (code: number) => void): void;
+  terminate(): Promise<void>;
+}
+
+/** Whether this code runs in Node rather than a browser. */
+export function inNode(): boolean {
+  return typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+}
+
+/** Starts the Pyodide worker. `url` overrides the worker script (browser bundles pass their own). */
+export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
+  if (inNode()) {
+    const { startNodeWorker } = await import('../../src/platform/node-worker.ts');
+    const w = startNodeWorker(url ? new URL(url) : new URL('./worker.ts', import.meta.url));
+    return {
+      post: (m, t) => w.postMessage(m, t as never),
+      onMessage: (h) => w.on('message', h),
+      onError: (h) => w.on('error', h),
+      onExit: (h) => w.on('exit', h),
+      terminate: async () => {
+        await w.terminate();
+      },
+    };
+  }
+  const w = new Worker(url ?? new URL('./worker.ts', import.meta.url), { type: 'module', name: 'armature-pyodide' });
+  const exitHandlers: ((code: number) => void)[] = [];
+  return {
+    post: (m, t) => w.postMessage(m, t ?? []),
+    onMessage: (h) => w.addEventListener('message', (e) => h(e.data)),
+    onError: (h) =>
+      w.addEventListener('error', (e) => {
+        e.preventDefault();
+        h(new Error(e.message || 'the Pyodide worker failed to start (check the worker URL and the console)'));
+      }),
+    onExit: (h) => exitHandlers.push(h),
+    terminate: async () => {
+      w.terminate();
+      for (const h of exitHandlers) h(1);
+    },
+  };
+}
+
+/** Default `indexURL`: the installed npm package (Node: its folder; browser: as the test/dev server serves node_modules). */
+export async function defaultIndexURL(): Promise<string> {
+  if (inNode()) {
+    const { createRequire } = await import('node:module');
+    const { dirname } = await import('node:path');
+    return `${dirname(createRequire(import.meta.url).resolve('pyodide/package.json'))}/`;
+  }
+  return new URL('/node_modules/pyodide/', location.href).href;
+}

@@ -1,0 +1,411 @@
+/**
+ * The Pyodide worker: a module Web Worker in the browser, a `worker_threads` worker in Node.
+ * Speaks only the protocol in `protocol.ts` and validates every message it receives.
+ * Imports no DOM and nothing Node-specific at the top level.
+ */
+import { loadPyodide, type PyodideInterface } from 'pyodide';
+import { ensureStructuredCloneable } from './clone-safety.ts';
+import {
+  HostMessageSchema,
+  parseMessage,
+  type HostMessage,
+  type InitRequest,
+  type PythonErrorInfo,
+  type ReadChangedResult,
+  type Transport,
+  type WorkerMessage,
+} from './protocol.ts';
+import { BRIDGE_MODULE, RUNNER_MODULE, TOOL_STATUS } from './python-prelude.ts';
+import { toMarshal } from '../python-tool/marshal.ts';
+import { SyncChannelAbort, SyncChannelClient } from '../python-tool/sync-channel.ts';
+
+interface Port {
+  post(msg: WorkerMessage, transfer?: Transferable[]): void;
+  listen(handler: (msg: unknown) => void): void;
+}
+
+async function openPort(): Promise<Port> {
+  if (typeof process !== 'undefined' && process.versions?.node && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined') {
+    const { parentPort } = await import('node:worker_threads');
+    return {
+      post: (m, t) => parentPort!.postMessage(m, t as never),
+      listen: (h) => parentPort!.on('message', h),
+    };
+  }
+  const scope = globalThis as unknown as { postMessage(m: unknown, t?: Transferable[]): void; addEventListener(t: string, h: (e: MessageEvent) => void): void };
+  return {
+    post: (m, t) => scope.postMessage(m, t ?? []),
+    listen: (h) => scope.addEventListener('message', (e) => h(e.data)),
+  };
+}
+
+const port = await openPort();
+let py: PyodideInterface | undefined;
+let runner: { [k: string]: (...args: unknown[]) => unknown } | undefined;
+let transport: Transport = 'async';
+let channel: SyncChannelClient | undefined;
+let interrupt: Int32Array | undefined;
+let lockPackages = new Map<string, { name: string; version: string }>();
+let currentRun: { id: string; runId: string } | undefined;
+let callSeq = 0;
+const pendingAsyncCalls = new Map<number, (answer: [number, Uint8Array]) => void>();
+
+/** stdout/stderr: decoded incrementally, flushed every `flushMs` or 64 KB, always at the end of a run. */
+class OutputStream {
+  private readonly decoder = new TextDecoder('utf-8');
+  private pending = '';
+  private last = 0;
+  constructor(private readonly name: 'stdout' | 'stderr', private flushMs: number) {}
+  configure(flushMs: number): void {
+    this.flushMs = flushMs;
+  }
+  write(buf: Uint8Array): number {
+    this.pending += this.decoder.decode(buf, { stream: true });
+    const now = performance.now();
+    if (this.pending.length >= 65536 || now - this.last >= this.flushMs) this.flush(now);
+    return buf.length;
+  }
+  flush(now = performance.now()): void {
+    this.last = now;
+    if (!this.pending) return;
+    const chunk = this.pending;
+    this.pending = '';
+    // Output outside a run (e.g. during start-up) is attributed to the start-up request.
+    const run = currentRun ?? { id: 'init', runId: 'init' };
+    port.post({ type: 'stream', id: run.id, runId: run.runId, stream: this.name, chunk });
+  }
+}
+const stdout = new OutputStream('stdout', 16);
+const stderr = new OutputStream('stderr', 16);
+
+function reply(id: string, value: unknown, transfer?: Transferable[]): void {
+  port.post({ type: 'response', id, ok: true, value }, transfer);
+}
+
+function fail(id: string, error: PythonErrorInfo, fatal = false): void {
+  port.post(fatal ? { type: 'response', id, ok: false, error, fatal } : { type: 'response', id, ok: false, error });
+}
+
+function jsError(e: unknown, type = 'RuntimeError'): PythonErrorInfo {
+  const err = e as { type?: string; message?: string; stack?: string };
+  return { type: err.type ?? type, message: err.message ?? String(e), traceback: '' };
+}
+
+function isFatal(e: unknown): boolean {
+  return /fatally failed|Aborted\(|unreachable|memory access out of bounds|Maximum call stack/.test(String((e as Error)?.message ?? e));
+}
+
+/** Converts a Python result to plain data and releases every proxy made on the way. */
+function toPlain(value: unknown): unknown {
+  const proxy = value as { toJs?: (o: object) => unknown; destroy?: () => void } | undefined;
+  if (!proxy || typeof proxy.toJs !== 'function') return ensureStructuredCloneable(value);
+  const made: { destroy(): void }[] = [];
+  try {
+    return ensureStructuredCloneable(proxy.toJs({ dict_converter: Object.fromEntries, pyproxies: made }));
+  } finally {
+    for (const p of made) p.destroy();
+    proxy.destroy?.();
+  }
+}
+
+async function fetchWithProgress(url: string, from: number, to: number): Promise<void> {
+  const res = await fetch(url);
+  if (!res.ok || !res.body) throw new Error(`GET ${url} answered ${res.status}`);
+  const total = Number(res.headers.get('content-length')) || 0;
+  const reader = res.body.getReader();
+  let got = 0;
+  let lastPercent = -1;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    got += value.byteLength;
+    const percent = Math.floor(from + (total ? Math.min(1, got / total) : 0.5) * (to - from));
+    if (percent !== lastPercent) {
+      lastPercent = percent;
+      port.post({ type: 'progress', id: 'init', stage: 'fetch', percent, message: url.slice(url.lastIndexOf('/') + 1) });
+    }
+  }
+}
+
+async function readLock(req: InitRequest): Promise<string> {
+  const local = `${req.indexURL}pyodide-lock.json`;
+  const urls = req.packageIndexURL === req.indexURL ? [local] : [`${req.packageIndexURL}pyodide-lock.json`, local];
+  for (const url of urls) {
+    try {
+      if (/^https?:|^file:/.test(url) || typeof process === 'undefined') {
+        const ctl = new AbortController();
+        const timer = setTimeout(() => ctl.abort(), 3000);
+        try {
+          const r = await fetch(url, { signal: ctl.signal });
+          if (r.ok) return await r.text();
+        } finally {
+          clearTimeout(timer);
+        }
+      } else {
+        const { readFile } = await import('node:fs/promises');
+        return await readFile(url, 'utf8');
+      }
+    } catch {
+      // Unreachable mirror: fall back to the lock file shipped with the installed Pyodide (same pinned version).
+    }
+  }
+  throw new Error(`no pyodide-lock.json could be read from ${urls.join(' or ')}`);
+}
+
+async function init(req: InitRequest): Promise<void> {
+  const progress = (stage: 'fetch' | 'compile' | 'stdlib' | 'ready', percent: number, message?: string) =>
+    port.post(message ? { type: 'progress', id: req.id, stage, percent, message } : { type: 'progress', id: req.id, stage, percent });
+  stdout.configure(req.stdoutFlushMs);
+  stderr.configure(req.stdoutFlushMs);
+  progress('fetch', 0, 'starting');
+  const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+  if (!isNode) {
+    // Fetching first shows real byte progress and warms the HTTP cache loadPyodide then reads from.
+    await fetchWithProgress(`${req.indexURL}pyodide.asm.wasm`, 0, 30);
+    await fetchWithProgress(`${req.indexURL}python_stdlib.zip`, 30, 40);
+  }
+  progress('fetch', 40);
+  progress('compile', 40, 'compiling the WebAssembly module');
+  const lockText = await readLock(req);
+  lockPackages = new Map(
+    Object.values((JSON.parse(lockText) as { packages: Record<string, { name: string; version: string }> }).packages).map((p) => [p.name.toLowerCase(), p]),
+  );
+  py = await loadPyodide({
+    indexURL: req.indexURL,
+    lockFileContents: lockText,
+    packageBaseUrl: req.packageIndexURL,
+    stdout: (m: string) => void stdout.write(new TextEncoder().encode(`${m}\n`)),
+    stderr: (m: string) => void stderr.write(new TextEncoder().encode(`${m}\n`)),
+    fsInit: async () => progress('stdlib', 70, 'starting Python'),
+  });
+  py.setStdout({ write: (b: Uint8Array) => stdout.write(b) });
+  py.setStderr({ write: (b: Uint8Array) => stderr.write(b) });
+  if (req.interrupt) {
+    interrupt = new Int32Array(req.interrupt);
+    py.setInterruptBuffer(interrupt);
+  }
+  if (req.bridge && req.transport === 'shared-memory') channel = new SyncChannelClient(req.bridge);
+  transport = req.transport;
+  py.registerJsModule('_armature_js', {
+    transport,
+    call_sync: callSync,
+    call_async: callAsync,
+  });
+  py.FS.mkdirTree('/armature/lib');
+  py.FS.writeFile('/armature/lib/armature_bridge.py', BRIDGE_MODULE);
+  py.FS.writeFile('/armature/lib/armature_runner.py', RUNNER_MODULE);
+  writeModules(req.modules);
+  py.runPython('import sys\nsys.path.insert(0, "/armature/lib")\nimport armature_runner');
+  runner = py.pyimport('armature_runner') as never;
+  py.FS.mkdirTree('/workspace');
+  progress('ready', 100);
+  const version = py.runPython('import sys; sys.version.split()[0]') as string;
+  reply(req.id, { pythonVersion: version, pyodideVersion: py.version, transport });
+}
+
+function writeModules(modules: { path: string; source: string }[]): void {
+  for (const m of modules) {
+    const full = `/armature/lib/${m.path}`;
+    py!.FS.mkdirTree(full.slice(0, full.lastIndexOf('/')));
+    py!.FS.writeFile(full, m.source);
+  }
+}
+
+/** `_armature_js.call_sync`: posts the call and blocks on the shared channel. Returns [status, marshal bytes]. */
+function callSync(name: string, argsJson: string): [number, Uint8Array] {
+  if (!channel) return [TOOL_STATUS.bridgeError, toMarshal({ code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' })];
+  const callId = ++callSeq;
+  port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: JSON.parse(argsJson) });
+  try {
+    const { status, payload } = channel.waitFor(callId, { interrupt });
+    return [status, payload];
+  } catch (e) {
+    if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return [TOOL_STATUS.interrupted, toMarshal(null)];
+    return [TOOL_STATUS.bridgeError, toMarshal({ code: 'BRIDGE_FAILED', message: String((e as Error).message) })];
+  }
+}
+
+/** `_armature_js.call_async`: posts the call; the answer arrives as a `tool-result` message. */
+function callAsync(name: string, argsJson: string): Promise<[number, Uint8Array]> {
+  const callId = ++callSeq;
+  return new Promise((resolve) => {
+    pendingAsyncCalls.set(callId, resolve);
+    port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: JSON.parse(argsJson) });
+  });
+}
+
+async function execute(id: string, runId: string, code: string): Promise<void> {
+  currentRun = { id, runId };
+  if (interrupt) Atomics.store(interrupt, 0, 0);
+  try {
+    const res = runner!.run!(code, transport === 'jspi') as { toJs(): unknown; get(i: number): unknown; destroy(): void };
+    let ok = res.get(0) as boolean;
+    let payload = res.get(1);
+    const isAsync = res.get(2) as boolean;
+    res.destroy();
+    if (isAsync) {
+      const awaitable = payload as { destroy(): void } & PromiseLike<unknown>;
+      const inner = (await awaitable) as { get(i: number): unknown; destroy(): void };
+      awaitable.destroy?.();
+      ok = inner.get(0) as boolean;
+      payload = inner.get(1);
+      inner.destroy();
+    }
+    stdout.flush();
+    stderr.flush();
+    if (ok) reply(id, { value: toPlain(payload) });
+    else fail(id, toPlain(payload) as PythonErrorInfo);
+  } catch (e) {
+    stdout.flush();
+    stderr.flush();
+    fail(id, jsError(e), isFatal(e));
+  } finally {
+    currentRun = undefined;
+  }
+}
+
+async function install(id: string, spec: { source: string } | { fileName: string; bytes: Uint8Array }): Promise<void> {
+  const errors: string[] = [];
+  const messages: string[] = [];
+  const opts = { messageCallback: (m: string) => messages.push(m), errorCallback: (m: string) => errors.push(m) };
+  const before = new Set(Object.keys(py!.loadedPackages));
+  if ('bytes' in spec) {
+    if (!/\.whl$/.test(spec.fileName)) return fail(id, { type: 'ValueError', message: `${spec.fileName} is not a wheel (.whl)`, traceback: '' });
+    const site = py!.runPython('import site; site.getsitepackages()[0]') as string;
+    py!.unpackArchive(new Uint8Array(spec.bytes), 'wheel', { extractDir: site });
+    py!.runPython('import importlib; importlib.invalidate_caches()');
+    return reply(id, { installed: [wheelName(spec.fileName)], messages: [] });
+  }
+  const source = spec.source.trim();
+  const isWheelRef = /\.whl(\?.*)?$/.test(source) || /^(https?|file):/.test(source) || source.startsWith('/');
+  const name = source.toLowerCase().replace(/_/g, '-');
+  if (!isWheelRef && !lockPackages.has(name) && !lockPackages.has(source.toLowerCase())) {
+    // Not in the index: micropip can resolve it from PyPI, if micropip itself can be loaded.
+    const mp = await py!.loadPackage('micropip', opts);
+    if (!mp.length) {
+      return fail(id, {
+        type: 'PackageNotFoundError',
+        message: `${source} is not in the Pyodide package index, and micropip could not be loaded to look further (${errors.join('; ') || 'no network?'})`,
+        traceback: '',
+      });
+    }
+    try {
+      await py!.runPythonAsync(`import micropip\nawait micropip.install(${JSON.stringify(source)})`);
+      return reply(id, { installed: [source], messages });
+    } catch (e) {
+      return fail(id, { type: 'PackageInstallError', message: `micropip could not install ${source}: ${(e as Error).message}`, traceback: '' });
+    }
+  }
+  const loaded = await py!.loadPackage(isWheelRef ? source : (lockPackages.get(name) ?? lockPackages.get(source.toLowerCase()))!.name, opts);
+  // loadPackage resolves [] instead of rejecting when a fetch fails: report what it logged.
+  const added = Object.keys(py!.loadedPackages).filter((p) => !before.has(p));
+  if (!loaded.length && !added.length) {
+    const already = !isWheelRef && before.has((lockPackages.get(name) ?? { name: source }).name);
+    if (already) return reply(id, { installed: [], messages: [`${source} is already installed`] });
+    return fail(id, {
+      type: 'PackageInstallError',
+      message: `could not install ${source}: ${errors.join('; ') || messages.join('; ') || 'loadPackage returned nothing'}`,
+      traceback: '',
+    });
+  }
+  reply(id, { installed: loaded.map((p) => p.name), messages });
+}
+
+function wheelName(file: string): string {
+  return file.replace(/^.*\//, '').split('-')[0]!;
+}
+
+function writeFiles(id: string, root: string, files: { path: string; data: Uint8Array; mtime?: number }[]): void {
+  let bytes = 0;
+  for (const f of files) {
+    const full = `${root}/${f.path}`;
+    py!.FS.mkdirTree(full.slice(0, full.lastIndexOf('/')));
+    py!.FS.writeFile(full, f.data);
+    if (f.mtime !== undefined) py!.FS.utime(full, f.mtime, f.mtime);
+    bytes += f.data.byteLength;
+  }
+  reply(id, { count: files.length, bytes });
+}
+
+function readChanged(id: string, root: string, known: Record<string, number>, maxBytes: number): void {
+  const FS = py!.FS;
+  const result: ReadChangedResult = { files: [], deleted: [], skipped: [] };
+  const present = new Set<string>();
+  let total = 0;
+  const walk = (dir: string, rel: string) => {
+    for (const name of FS.readdir(dir) as string[]) {
+      if (name === '.' || name === '..') continue;
+      const full = `${dir}/${name}`;
+      const path = rel ? `${rel}/${name}` : name;
+      const st = FS.stat(full);
+      if (FS.isDir(st.mode)) walk(full, path);
+      else if (FS.isFile(st.mode)) {
+        present.add(path);
+        const mtime = st.mtime instanceof Date ? st.mtime.getTime() : Number(st.mtime);
+        if (known[path] !== undefined && Math.abs(known[path]! - mtime) < 1) continue;
+        if (total + st.size > maxBytes) {
+          result.skipped.push(path);
+          continue;
+        }
+        total += st.size;
+        result.files.push({ path, data: FS.readFile(full) as Uint8Array, mtime });
+      }
+    }
+  };
+  walk(root, '');
+  result.deleted = Object.keys(known).filter((p) => !present.has(p));
+  reply(id, result, result.files.map((f) => f.data.buffer as ArrayBuffer));
+}
+
+async function handle(msg: HostMessage): Promise<void> {
+  if (msg.type === 'init') return init(msg);
+  if (msg.type === 'tool-result') {
+    pendingAsyncCalls.get(msg.callId)?.([msg.status, msg.payload]);
+    pendingAsyncCalls.delete(msg.callId);
+    return;
+  }
+  if (!py || !runner) return fail(msg.id, { type: 'RuntimeNotReady', message: 'the Python runtime is not initialized', traceback: '' });
+  switch (msg.type) {
+    case 'execute':
+      return execute(msg.id, msg.runId, msg.code);
+    case 'install':
+      return install(msg.id, msg.spec);
+    case 'list-packages': {
+      const list = runner.installed!() as { toJs(): [string, string][]; destroy(): void };
+      const pairs = list.toJs();
+      list.destroy();
+      return reply(msg.id, pairs.map(([name, version]) => ({ name, version })));
+    }
+    case 'reset':
+      runner.reset!();
+      return reply(msg.id, null);
+    case 'write-files':
+      return writeFiles(msg.id, msg.root, msg.files);
+    case 'read-changed':
+      return readChanged(msg.id, msg.root, msg.known, msg.maxBytes);
+    case 'memory': {
+      const bytes = (py as unknown as { _module?: { HEAPU8?: Uint8Array } })._module?.HEAPU8?.byteLength;
+      return reply(msg.id, { wasmHeapBytes: bytes ?? null });
+    }
+  }
+}
+
+// Requests run one at a time in arrival order, except tool answers, which a waiting run needs now.
+let chain: Promise<void> = Promise.resolve();
+port.listen((raw) => {
+  const parsed = parseMessage(HostMessageSchema, raw);
+  if (!parsed.ok) {
+    const id = typeof raw === 'object' && raw && 'id' in raw ? String((raw as { id: unknown }).id) : 'unknown';
+    return fail(id, { type: 'ProtocolError', message: parsed.error, traceback: '' });
+  }
+  const msg = parsed.value;
+  if (msg.type === 'tool-result') {
+    void handle(msg);
+    return;
+  }
+  chain = chain.then(() =>
+    handle(msg).catch((e) => {
+      fail(msg.id, jsError(e), isFatal(e));
+    }),
+  );
+});

@@ -75,7 +75,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   let sys: ArmatureSystem;
   try {
-    sys = await boot({ persona: values.persona, dataDir: values.data });
+    // Python starts on first use here, not in the background: most commands never need it.
+    sys = await boot({ persona: values.persona, dataDir: values.data, config: { PyodideRuntime: { autoStart: false } } });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);
     return e instanceof ArmatureError ? 1 : 2;

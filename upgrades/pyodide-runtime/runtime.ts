@@ -128,6 +128,13 @@ export interface PyodideRuntimeApi {
   restart(): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;
+  /** Sets who runs tools for `call_tool` (the PythonTool upgrade). */
+  setToolCallHandler(handler: ToolCallHandler | undefined): void;
+  /**
+   * Installs Python source files under the module path (e.g. `tools/workspace.py`), now if the
+   * runtime is running and again after every restart.
+   */
+  setPythonModules(files: { path: string; source: string }[]): Promise<void>;
 }
 
 interface Pending {
@@ -207,7 +214,9 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   /** Files as last synced: workspace path -> mtime in Python's file system. */
   let synced: Record<string, number> = {};
   let queue: Promise<unknown> = Promise.resolve();
-  let activeRun: { id: string; stopSignals(): void; manual?: boolean } | undefined;
+  let activeRun: { signal(): void } | undefined;
+  let toolCallHandler = options.onToolCall;
+  let pythonModules: { path: string; source: string }[] = options.modules?.() ?? [];
 
   const setStatus = (next: PythonStatus, message?: string) => {
     if (status === next) return;
@@ -234,8 +243,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     let status: number = TOOL_STATUS.ok;
     let payload: Uint8Array;
     try {
-      const r = options.onToolCall
-        ? await options.onToolCall(msg.name, msg.args)
+      const r = toolCallHandler
+        ? await toolCallHandler(msg.name, msg.args)
         : { ok: false as const, error: { code: 'NO_TOOLS', message: 'no tools are connected to this Python runtime' } };
       if (r.ok) {
         try {
@@ -321,7 +330,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     });
     l.ready = (async () => {
       const indexURL = options.indexURL ?? (await defaultIndexURL());
-      const modules = options.modules?.() ?? [];
+      const modules = pythonModules;
       const timer = new Promise<ResponseMessage>((resolve) =>
         setTimeout(
           () => resolve({ type: 'response', id: 'init', ok: false, error: { type: 'TimeoutError', message: `Pyodide did not start within ${o.initTimeoutMs} ms`, traceback: '' } }),
@@ -345,6 +354,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       if (!res.ok) throw Object.assign(new Error(res.error.message), { info: res.error });
       return res.value as InitResult;
     })();
+    // Awaited by ensureLive; this keeps a worker that dies unobserved from raising unhandledRejection.
+    l.ready.catch(() => undefined);
     return l;
   }
 
@@ -353,7 +364,14 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     if (!live || live.dead) {
       const wasRestart = !!live;
       setStatus(wasRestart ? 'restarting' : 'loading');
-      live = await start();
+      const started = await start();
+      if (disposed) {
+        // dispose() ran while the worker was being created: do not leave it running.
+        started.dead = true;
+        await started.worker.terminate().catch(() => undefined);
+        throw Object.assign(new Error('the runtime is disposed'), { info: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' } });
+      }
+      live = started;
       try {
         info = await live.ready;
       } catch (e) {
@@ -426,8 +444,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
         void replaceWorker().catch(() => undefined);
       }, l.interrupt ? o.interruptGraceMs : 0);
     };
-    const run = { id, stopSignals, signal, manual: false };
-    activeRun = run as never;
+    activeRun = { signal };
     const timeout = setTimeout(() => {
       timedOut = true;
       signal();
@@ -581,8 +598,24 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     },
 
     interrupt() {
-      const run = activeRun as unknown as { signal(): void } | undefined;
-      run?.signal();
+      activeRun?.signal();
+    },
+
+    setToolCallHandler(handler) {
+      toolCallHandler = handler;
+    },
+
+    setPythonModules(files) {
+      pythonModules = files;
+      return serial(async () => {
+        if (!live || live.dead) return; // passed in the init message of the next start
+        const r = await request(live, {
+          type: 'write-files',
+          root: '/armature/lib',
+          files: files.map((f) => ({ path: f.path, data: new TextEncoder().encode(f.source) })),
+        });
+        if (!r.ok) throw new Error(`[setPythonModules] ${r.error.message}`);
+      });
     },
 
     restart() {

@@ -324,6 +324,10 @@ function writeFiles(id: string, root: string, files: { path: string; data: Uint8
     if (f.mtime !== undefined) py!.FS.utime(full, f.mtime, f.mtime);
     bytes += f.data.byteLength;
   }
+  if (root === '/armature/lib') {
+    // Regenerated modules replace old ones: forget cached imports so the next import sees them.
+    py!.runPython('import importlib, sys\nimportlib.invalidate_caches()\nfor _m in [m for m in sys.modules if m == "tools" or m.startswith("tools.")]:\n    del sys.modules[_m]');
+  }
   reply(id, { count: files.length, bytes });
 }
 

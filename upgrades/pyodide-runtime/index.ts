@@ -1,0 +1,35 @@
+import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import type { WorkspaceApi } from '../workspace/workspace.ts';
+import { createPyodideRuntime, type PyodideRuntimeApi, type PyodideRuntimeOptions } from './runtime.ts';
+
+export type { ExecuteResult, PyodideRuntimeApi, RuntimeState, SyncReport } from './runtime.ts';
+
+/** PyodideRuntime: Python in a worker that always comes back. */
+export const metadata: UpgradeMetadata = {
+  id: 'PyodideRuntime',
+  version: '1.0.0',
+  description: 'Runs Python (Pyodide) in a dedicated worker with streamed output, timeouts that always recover, offline packages and workspace sync.',
+  dependencies: [],
+  optionalDependencies: ['Workspace'],
+  blueprint: '0x000030',
+  category: 'runtime',
+  widget: 'pyodide-runtime-widget',
+};
+
+/**
+ * Options from `boot({ config: { PyodideRuntime: {...} } })`: every {@link PyodideRuntimeOptions}
+ * field, plus `autoStart` (start Python while the rest boots; default true).
+ */
+export const factory: UpgradeModule<PyodideRuntimeApi>['factory'] = (deps, ctx) => {
+  const { autoStart = true, ...options } = ctx.config as PyodideRuntimeOptions & { autoStart?: boolean };
+  const workspace = deps.Workspace as WorkspaceApi | undefined;
+  const runtime = createPyodideRuntime(options, { emit: (type, payload) => ctx.bus.emit(type, payload), workspace });
+  return {
+    api: runtime,
+    init() {
+      // Start-up takes seconds: it runs in the background and shows progress; callers wait for it.
+      if (autoStart) void runtime.init().catch(() => undefined);
+    },
+    dispose: () => runtime.dispose(),
+  };
+};

@@ -1,0 +1,30 @@
+import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
+import { createPythonTool, type PythonToolApi } from './python-tool.ts';
+
+export type { PythonToolApi, PythonToolStats } from './python-tool.ts';
+
+/** PythonTool: Python as the agent's main tool, and every other tool callable from Python. */
+export const metadata: UpgradeMetadata = {
+  id: 'PythonTool',
+  version: '1.0.0',
+  description: 'execute_python and package tools, the call_tool bridge, generated Python tool modules and skills.',
+  dependencies: ['ToolRunner', 'PyodideRuntime'],
+  blueprint: '0x000031',
+  category: 'tools',
+  widget: 'python-tool-widget',
+};
+
+export const factory: UpgradeModule<PythonToolApi>['factory'] = (deps, ctx) => {
+  const num = (k: string) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : undefined);
+  const { api, tools } = createPythonTool({
+    runtime: deps.PyodideRuntime as PyodideRuntimeApi,
+    runner: deps.ToolRunner as ToolRunnerApi,
+    persona: ctx.persona,
+    bus: ctx.bus,
+    readyTimeoutMs: num('readyTimeoutMs'),
+    slowCallMs: num('slowCallMs'),
+  });
+  return { api, tools, dispose: () => (deps.PyodideRuntime as PyodideRuntimeApi).setToolCallHandler(undefined) };
+};

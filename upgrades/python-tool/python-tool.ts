@@ -1,0 +1,274 @@
+import { ArmatureError } from '../../src/kernel/errors.ts';
+import type { EventSource } from '../../src/kernel/event-bus.ts';
+import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
+import type { ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
+import { generatePythonModule, generateSkillDoc, generateSkillIndex, generateSystemPrompt, groupByNamespace } from './codegen.ts';
+
+/** Statistics for the widget. */
+export interface PythonToolStats {
+  executions: number;
+  successes: number;
+  failures: number;
+  /** 0..1, or undefined before the first run. */
+  successRate?: number;
+  meanMs: number;
+  /** Most recent failures, newest first (at most 10). */
+  errors: { type: string; message: string; at: number }[];
+  lastExecution?: { at: number; ok: boolean; durationMs: number };
+}
+
+/** Options of {@link createPythonTool}. */
+export interface PythonToolOptions {
+  runtime: PyodideRuntimeApi;
+  runner: ToolRunnerApi;
+  persona: Persona;
+  bus: Pick<EventSource, 'emit'>;
+  /** How long `execute_python` waits for the runtime to become ready, in ms. Default: 120000. */
+  readyTimeoutMs?: number;
+  /** `call_tool` calls slower than this raise a `tool-bridge:slow` event and a log line, in ms. Default: 5000. */
+  slowCallMs?: number;
+  /** Where slow-call warnings are logged. Default: console.warn. */
+  warn?: (message: string) => void;
+}
+
+/** Arguments of `execute_python`. */
+export interface ExecutePythonArgs {
+  code: string;
+  install_packages?: string[];
+  sync_workspace?: boolean;
+  timeout_ms?: number;
+}
+
+/** What `execute_python` returns on success (failures become `{ ok: false, error, hint }`). */
+export interface ExecutePythonValue {
+  value: unknown;
+  stdout: string;
+  stderr: string;
+  executionTime: number;
+  installed?: string[];
+  sync?: { in?: SyncReport['in']; out?: SyncReport['out'] };
+}
+
+/** The PythonTool API. */
+export interface PythonToolApi {
+  executePython(args: ExecutePythonArgs): Promise<ExecuteResult & { installed?: string[]; sync?: ExecutePythonValue['sync'] }>;
+  getStats(): PythonToolStats;
+  listSkills(): { namespace: string; tools: string[] }[];
+  readSkill(namespace: string): string;
+  getSkillIndex(): string;
+  /** The system-prompt fragment for `persona` (default: the booted one). */
+  getSystemPrompt(persona?: Persona): string;
+  /** Size of the prompt fragment against the JSON schemas of the same tools, in characters. */
+  getPromptStats(persona?: Persona): { promptChars: number; schemaChars: number; ratio: number };
+}
+
+const byteLength = (v: unknown) => {
+  try {
+    return new TextEncoder().encode(JSON.stringify(v) ?? '').length;
+  } catch {
+    return 0;
+  }
+};
+
+/**
+ * The PythonTool: `execute_python`, `install_python_package`, `list_python_packages`,
+ * `list_skills`, `read_skill`, and the `call_tool` bridge from Python to every other tool.
+ */
+export function createPythonTool(options: PythonToolOptions) {
+  const { runtime, runner, persona, bus } = options;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+  const slowCallMs = options.slowCallMs ?? 5000;
+  const warn = options.warn ?? ((m: string) => console.warn(m));
+  const stats = { executions: 0, successes: 0, failures: 0, totalMs: 0, errors: [] as PythonToolStats['errors'], last: undefined as PythonToolStats['lastExecution'] };
+  let modulesKey = '';
+
+  const declarations = (p: Persona = persona) => runner.getToolDeclarations({ persona: p });
+  const pythonDeclarations = () => declarations().filter((d) => d.pythonCallable);
+
+  /** Keeps the generated `tools.*` modules in step with the registered tools. */
+  async function syncModules(): Promise<void> {
+    const decls = pythonDeclarations();
+    const key = JSON.stringify(decls.map((d) => [d.name, d.module, d.inputSchema, d.description]));
+    if (key === modulesKey) return;
+    modulesKey = key;
+    const files = [{ path: 'tools/__init__.py', source: '"""Armature tools by namespace: from tools.workspace import read_file."""\n' }];
+    for (const [ns, list] of groupByNamespace(decls)) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list) });
+    await runtime.setPythonModules(files);
+  }
+
+  // call_tool from Python: the same ToolRunner path as any call, marked as coming from Python.
+  runtime.setToolCallHandler(async (name, args): Promise<ToolResult> => {
+    const t0 = performance.now();
+    const decl = runner.getToolDeclarations({ persona: { ...persona, tools: ['*'] } }).find((d) => d.name === name);
+    let result: ToolResult;
+    if (decl && !decl.pythonCallable) {
+      result = {
+        ok: false,
+        error: {
+          code: 'NOT_CALLABLE_FROM_PYTHON',
+          message: `${name} cannot be called from Python: it needs the Python runtime, which is busy running the code that called it (execute_python -> call_tool("${name}") -> PyodideRuntime)`,
+        },
+        hint: name === 'install_python_package' ? 'Pass install_packages to execute_python instead.' : `Call ${name} as a tool, outside Python.`,
+        durationMs: 0,
+      };
+    } else {
+      result = await runner.executeTool(name, args, { caller: 'python' });
+    }
+    const durationMs = performance.now() - t0;
+    bus.emit('tool-bridge:called', { name, argBytes: byteLength(args), resultBytes: result.ok ? byteLength(result.value) : byteLength(result.error), durationMs, ok: result.ok });
+    if (durationMs > slowCallMs) {
+      bus.emit('tool-bridge:slow', { name, durationMs, thresholdMs: slowCallMs });
+      warn(`[tool-bridge] call_tool("${name}") took ${durationMs.toFixed(0)} ms (threshold ${slowCallMs} ms)`);
+    }
+    return result;
+  });
+
+  async function waitReady(): Promise<ArmatureError | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), readyTimeoutMs)));
+    try {
+      const r = await Promise.race([runtime.init().then(() => 'ok' as const), timeout]);
+      if (r === 'timeout') {
+        return new ArmatureError('RuntimeNotReady', `the Python runtime did not become ready within ${readyTimeoutMs} ms`, {
+          hint: 'Python is still starting (or failed to start): check the PyodideRuntime widget, then retry.',
+        });
+      }
+      return undefined;
+    } catch (e) {
+      return new ArmatureError('RuntimeNotReady', `the Python runtime could not start: ${(e as Error).message}`, {
+        hint: 'Restart the runtime (PyodideRuntime widget or restart()) and retry.',
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function record(result: ExecuteResult): void {
+    stats.executions++;
+    stats.totalMs += result.executionTime;
+    stats.last = { at: Date.now(), ok: result.ok, durationMs: result.executionTime };
+    if (result.ok) stats.successes++;
+    else {
+      stats.failures++;
+      stats.errors = [{ type: result.error.type, message: result.error.message, at: Date.now() }, ...stats.errors].slice(0, 10);
+    }
+  }
+
+  const failure = (type: string, message: string, hint?: string): ExecuteResult => ({
+    ok: false,
+    error: { type, message, traceback: '' },
+    ...(hint ? { hint } : {}),
+    stdout: '',
+    stderr: '',
+    executionTime: 0,
+    runId: 'none',
+  });
+
+  const api: PythonToolApi = {
+    async executePython(args) {
+      const notReady = await waitReady();
+      if (notReady) {
+        const r = failure(notReady.code, notReady.message, notReady.hint);
+        record(r);
+        return r;
+      }
+      const installed: string[] = [];
+      for (const pkg of args.install_packages ?? []) {
+        const r = await runtime.installPackage(pkg);
+        if (!r.ok) {
+          const res = failure(r.error.type, `installing ${pkg} failed: ${r.error.message}`, r.hint ?? `Check the name "${pkg}"; the packages before it were installed: ${installed.join(', ') || 'none'}.`);
+          record(res);
+          return { ...res, installed };
+        }
+        installed.push(...r.installed);
+      }
+      const sync: ExecutePythonValue['sync'] = {};
+      if (args.sync_workspace) {
+        try {
+          sync.in = (await runtime.syncWorkspace('in')).in;
+        } catch (e) {
+          const res = failure('SyncError', (e as Error).message);
+          record(res);
+          return res;
+        }
+      }
+      await syncModules();
+      const result = await runtime.execute(args.code, args.timeout_ms === undefined ? {} : { timeoutMs: args.timeout_ms });
+      if (args.sync_workspace) {
+        try {
+          sync.out = (await runtime.syncWorkspace('out')).out;
+        } catch (e) {
+          sync.out = { count: 0, bytes: 0, deleted: [], skipped: [`sync failed: ${(e as Error).message}`] };
+        }
+      }
+      record(result);
+      return { ...result, ...(installed.length ? { installed } : {}), ...(args.sync_workspace ? { sync } : {}) };
+    },
+
+    getStats: () => ({
+      executions: stats.executions,
+      successes: stats.successes,
+      failures: stats.failures,
+      successRate: stats.executions ? stats.successes / stats.executions : undefined,
+      meanMs: stats.executions ? stats.totalMs / stats.executions : 0,
+      errors: stats.errors,
+      lastExecution: stats.last,
+    }),
+
+    listSkills: () => [...groupByNamespace(pythonDeclarations())].map(([namespace, list]) => ({ namespace, tools: list.map((t) => t.name) })),
+
+    readSkill(namespace) {
+      const groups = groupByNamespace(declarations());
+      const list = groups.get(namespace);
+      if (!list) {
+        throw new ArmatureError('SKILL_NOT_FOUND', `[read_skill] no skill "${namespace}"; skills: ${[...groups.keys()].join(', ')}`, {
+          hint: 'List the skills with list_skills.',
+        });
+      }
+      return generateSkillDoc(namespace, list);
+    },
+
+    getSkillIndex: () => generateSkillIndex(pythonDeclarations()),
+
+    getSystemPrompt: (p = persona) => generateSystemPrompt({ tools: declarations(p), personaName: p.name }),
+
+    getPromptStats(p = persona) {
+      const promptChars = api.getSystemPrompt(p).length;
+      const schemaChars = JSON.stringify(declarations(p).map((d: ToolDeclaration) => ({ name: d.name, description: d.description, input_schema: d.inputSchema }))).length;
+      return { promptChars, schemaChars, ratio: schemaChars ? promptChars / schemaChars : 0 };
+    },
+  };
+
+  /** Tool handlers; a Python error becomes `{ ok: false, error: { code: <Python type> }, hint }`. */
+  const tools = {
+    execute_python: async (args: Record<string, unknown>) => {
+      const r = await api.executePython(args as unknown as ExecutePythonArgs);
+      if (!r.ok) {
+        throw new ArmatureError(r.error.type, `${r.error.type}: ${r.error.message}`, {
+          details: { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime, line: r.error.line, column: r.error.column },
+          hint: r.hint,
+        });
+      }
+      const value: ExecutePythonValue = { value: r.value, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime };
+      if (r.installed) value.installed = r.installed;
+      if (r.sync) value.sync = r.sync;
+      return value;
+    },
+    install_python_package: async (args: Record<string, unknown>, call: ToolCallContext) => {
+      if (call.caller === 'python') throw new ArmatureError('NOT_CALLABLE_FROM_PYTHON', 'install_python_package cannot run while Python is busy calling it');
+      const notReady = await waitReady();
+      if (notReady) throw notReady;
+      const r = await runtime.installPackage(String(args.package));
+      if (!r.ok) throw new ArmatureError(r.error.type, `installing ${String(args.package)} failed: ${r.error.message}`, { hint: r.hint });
+      return { installed: r.installed, packages: runtime.getState().packages };
+    },
+    // Served from the runtime's last known list, so it is safe to call from Python while it runs.
+    list_python_packages: async () => ({ packages: runtime.getState().packages, status: runtime.getState().status }),
+    list_skills: async () => ({ skills: api.listSkills(), index: api.getSkillIndex() }),
+    read_skill: async (args: Record<string, unknown>) => ({ namespace: String(args.namespace), markdown: api.readSkill(String(args.namespace)) }),
+  };
+
+  return { api, tools };
+}

@@ -215,6 +215,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   let synced: Record<string, number> = {};
   let queue: Promise<unknown> = Promise.resolve();
   let activeRun: { signal(): void } | undefined;
+  let starting: Promise<Live> | undefined;
+  let restartPending = false;
   let toolCallHandler = options.onToolCall;
   let pythonModules: { path: string; source: string }[] = options.modules?.() ?? [];
 
@@ -359,10 +361,13 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     return l;
   }
 
-  async function ensureLive(): Promise<Live> {
-    if (disposed) throw Object.assign(new Error('the runtime is disposed'), { info: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' } });
-    if (!live || live.dead) {
-      const wasRestart = !!live;
+  /** Starts (or restarts) the worker once, however many callers ask at the same time. */
+  function ensureLive(): Promise<Live> {
+    if (disposed) return Promise.reject(Object.assign(new Error('the runtime is disposed'), { info: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' } }));
+    if (live && !live.dead) return live.ready.then(() => live!);
+    starting ??= (async () => {
+      const wasRestart = restartPending || !!live;
+      restartPending = false;
       setStatus(wasRestart ? 'restarting' : 'loading');
       const started = await start();
       if (disposed) {
@@ -373,22 +378,23 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       }
       live = started;
       try {
-        info = await live.ready;
+        info = await started.ready;
       } catch (e) {
         lastError = (e as { info?: PythonErrorInfo }).info ?? { type: 'RuntimeError', message: String(e), traceback: '' };
         setStatus('error', lastError.message);
-        const failed = live;
         live = undefined;
-        await failed.worker.terminate().catch(() => undefined);
+        await started.worker.terminate().catch(() => undefined);
         throw e;
       }
       if (wasRestart) restarts++;
       synced = {};
+      packages = await listPackagesNow(started);
       setStatus('ready');
-      packages = await listPackagesNow(live);
-    }
-    await live.ready;
-    return live;
+      return started;
+    })().finally(() => {
+      starting = undefined;
+    });
+    return starting;
   }
 
   async function listPackagesNow(l: Live): Promise<PackageInfo[]> {
@@ -399,6 +405,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   async function replaceWorker(): Promise<void> {
     const old = live;
     setStatus('restarting');
+    restartPending = true;
     live = undefined;
     if (old) {
       old.dead = true;

@@ -101,7 +101,9 @@ function toPlain(value: unknown): unknown {
   if (!proxy || typeof proxy.toJs !== 'function') return ensureStructuredCloneable(value);
   const made: { destroy(): void }[] = [];
   try {
-    return ensureStructuredCloneable(proxy.toJs({ dict_converter: Object.fromEntries, pyproxies: made }));
+    // Python None converts to undefined; inside dicts it must stay a key with null.
+    const dict_converter = (entries: Iterable<[unknown, unknown]>) => Object.fromEntries(Array.from(entries, ([k, v]) => [k, v === undefined ? null : v]));
+    return ensureStructuredCloneable(proxy.toJs({ dict_converter, pyproxies: made }));
   } finally {
     for (const p of made) p.destroy();
     proxy.destroy?.();

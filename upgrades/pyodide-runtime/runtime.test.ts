@@ -1,0 +1,253 @@
+// The real runtime: Pyodide in a worker_threads worker.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ArmatureEvents } from '../../src/kernel/events.ts';
+import { createEventBus } from '../../src/kernel/event-bus.ts';
+import { createWorkspace } from '../workspace/workspace.ts';
+import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
+import { defaultIndexURL } from './worker-handle.ts';
+import { buildWheel, lockWith } from '../../test/helpers/wheel.ts';
+import { memoryStore } from '../../test/helpers/memory-platform.ts';
+
+type Ev = { type: keyof ArmatureEvents; payload: any };
+
+function recorder() {
+  const events: Ev[] = [];
+  return { events, emit: (type: keyof ArmatureEvents, payload: unknown) => events.push({ type, payload }) };
+}
+
+describe('runtime (shared)', () => {
+  let rt: PyodideRuntimeApi;
+  const rec = recorder();
+  before(async () => {
+    rt = createPyodideRuntime({ defaultTimeoutMs: 20_000 }, { emit: rec.emit as never });
+    await rt.init();
+  });
+  after(() => rt.dispose());
+
+  test('init reports progress through every stage in order, then ready', () => {
+    const progress = rec.events.filter((e) => e.type === 'python:progress').map((e) => e.payload);
+    const stages = [...new Set(progress.map((p) => p.stage))];
+    assert.deepEqual(stages, ['fetch', 'compile', 'stdlib', 'ready']);
+    const percents = progress.map((p) => p.percent);
+    assert.deepEqual(percents, [...percents].sort((a, b) => a - b));
+    assert.equal(percents.at(-1), 100);
+    const s = rt.getState();
+    assert.equal(s.status, 'ready');
+    assert.equal(s.pyodideVersion, '0.29.5');
+    assert.match(s.pythonVersion!, /^3\.13\./);
+    assert.equal(s.transport, 'shared-memory');
+    assert.equal(rt.isReady(), true);
+  });
+
+  test('execute returns the last value with stdout/stderr; globals persist; reset clears them', async () => {
+    const r = await rt.execute('import sys\nx = 20\nprint("out")\nprint("err", file=sys.stderr)\nx * 2 + 2');
+    assert.equal(r.ok, true);
+    assert.deepEqual(r.ok && [r.value, r.stdout, r.stderr], [42, 'out\n', 'err\n']);
+    assert.equal((await rt.execute('x')).ok && true, true);
+    assert.deepEqual((await rt.execute('{"a": (1, 2), "b": None, "c": [1.5, "é"]}')).ok, true);
+    const v = await rt.execute('{"a": (1, 2), "b": None, "c": [1.5, "é"], "big": 2**70, "bytes": b"hi", "s": {3}}');
+    assert.deepEqual(v.ok && v.value, { a: [1, 2], b: null, c: [1.5, 'é'], big: '1180591620717411303424', bytes: { $bytes: 'aGk=' }, s: [3] });
+    const obj = await rt.execute('class Foo: pass\nFoo()');
+    assert.match(String(obj.ok && obj.value), /^\[PyProxy Foo: <__main__\.Foo object at/);
+    await rt.reset();
+    const gone = await rt.execute('x');
+    assert.equal(!gone.ok && gone.error.type, 'NameError');
+    assert.ok((await rt.execute('call_tool')).ok, 'bridge names survive reset');
+  });
+
+  test('errors: user frames only, with hints for SyntaxError and ModuleNotFoundError', async () => {
+    const z = await rt.execute('def f():\n    return 1/0\nf()');
+    assert.equal(!z.ok && z.error.type, 'ZeroDivisionError');
+    const tb = !z.ok ? z.error.traceback : '';
+    assert.match(tb, /File "<python>", line 3, in <module>/);
+    assert.match(tb, /File "<python>", line 2, in f/);
+    assert.doesNotMatch(tb, /_pyodide|armature_runner|pyodide\.asm/);
+    const s = await rt.execute('x = (1,\ny = 2');
+    assert.equal(!s.ok && s.error.type, 'SyntaxError');
+    assert.match(!s.ok ? s.hint ?? '' : '', /^SyntaxError at line 1, column 5: /);
+    const m = await rt.execute('import definitely_not_here');
+    assert.match(!m.ok ? m.hint ?? '' : '', /"definitely_not_here" is not installed: install it with install_python_package/);
+  });
+
+  test('concurrent runs queue in order and every output chunk belongs to its own run', async () => {
+    const before = rec.events.length;
+    const code = (tag: string) => `for i in range(2000):\n    print("${tag}", i)\n"${tag}"`;
+    const results = await Promise.all(['A', 'B', 'C'].map((t) => rt.execute(code(t), { runId: `run-${t}` })));
+    assert.deepEqual(results.map((r) => r.ok && r.value), ['A', 'B', 'C']);
+    const events = rec.events.slice(before);
+    const order = events.filter((e) => e.type === 'python:started').map((e) => e.payload.runId);
+    assert.deepEqual(order, ['run-A', 'run-B', 'run-C']);
+    for (const tag of ['A', 'B', 'C']) {
+      const text = events.filter((e) => e.type === 'python:stdout' && e.payload.runId === `run-${tag}`).map((e) => e.payload.chunk).join('');
+      const lines = text.trimEnd().split('\n');
+      assert.equal(lines.length, 2000);
+      assert.ok(lines.every((l, i) => l === `${tag} ${i}`), `run ${tag} has foreign or out-of-order lines`);
+    }
+    // No run's events start before the previous run finished.
+    const seq = events.filter((e) => ['python:started', 'python:finished'].includes(e.type)).map((e) => `${e.type.split(':')[1]}:${e.payload.runId}`);
+    assert.deepEqual(seq, ['started:run-A', 'finished:run-A', 'started:run-B', 'finished:run-B', 'started:run-C', 'finished:run-C']);
+  });
+
+  test('100,000 printed lines arrive in batches, and the result keeps a bounded tail', async () => {
+    const before = rec.events.length;
+    const r = await rt.execute('for i in range(100000):\n    print(i)', { runId: 'flood' });
+    assert.equal(r.ok, true);
+    const chunks = rec.events.slice(before).filter((e) => e.type === 'python:stdout' && e.payload.runId === 'flood');
+    assert.ok(chunks.length < 500, `expected batched output, got ${chunks.length} events`);
+    const all = chunks.map((e) => e.payload.chunk).join('');
+    assert.equal(all.split('\n').length - 1, 100000);
+    assert.ok(all.endsWith('99999\n'));
+  });
+
+  test('a pure-Python infinite loop times out by interrupt and keeps globals', async () => {
+    await rt.execute('kept = "still here"');
+    const t0 = performance.now();
+    const r = await rt.execute('while True:\n    pass', { timeoutMs: 300 });
+    assert.equal(!r.ok && r.error.type, 'TimeoutError');
+    assert.match(!r.ok ? r.hint ?? '' : '', /globals survived/);
+    assert.ok(performance.now() - t0 < 1500, 'the interrupt should stop the loop well before the restart grace');
+    const k = await rt.execute('kept');
+    assert.equal(k.ok && k.value, 'still here');
+    assert.equal(rt.getState().restarts, 0);
+  });
+
+  test('interrupt() stops the running code with KeyboardInterrupt', async () => {
+    const pending = rt.execute('import time\nwhile True:\n    sum(range(1000))');
+    await new Promise((r) => setTimeout(r, 200));
+    rt.interrupt();
+    const r = await pending;
+    assert.equal(!r.ok && r.error.type, 'KeyboardInterrupt');
+  });
+
+  test('memory bombs end as clean errors and the runtime stays usable', async () => {
+    // On 32-bit WebAssembly this size does not even fit an index: CPython refuses it up front.
+    const s = await rt.execute("'x' * 10**10");
+    assert.ok(!s.ok && ['MemoryError', 'OverflowError'].includes(s.error.type), JSON.stringify(!s.ok && s.error));
+    const grow = await rt.execute('hog = []\nwhile True:\n    hog.append(bytearray(50 * 1024 * 1024))', { timeoutMs: 60_000 });
+    assert.equal(!grow.ok && grow.error.type, 'MemoryError');
+    assert.match(!grow.ok ? grow.hint ?? '' : '', /ran out of memory/);
+    const after = await rt.execute('del hog\n1 + 1');
+    assert.equal(after.ok && after.value, 2);
+  });
+
+  test('installs offline: a wheel by path, by bytes, by name through a local package index; lists versions', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'armature-wheels-'));
+    const byPath = await buildWheel('armature_fixture_path', '1.2.3', 'VALUE = "from path"\n');
+    writeFileSync(join(dir, byPath.fileName), byPath.bytes);
+    const ok = await rt.installPackage(join(dir, byPath.fileName));
+    assert.equal(ok.ok, true, JSON.stringify(ok));
+    const bytes = await buildWheel('armature_fixture_bytes', '0.1.0', 'def hello():\n    return "hi from bytes"\n');
+    assert.equal((await rt.installPackage({ fileName: bytes.fileName, bytes: bytes.bytes })).ok, true);
+    const r = await rt.execute('import armature_fixture_path, armature_fixture_bytes\n(armature_fixture_path.VALUE, armature_fixture_bytes.hello())');
+    assert.deepEqual(r.ok && r.value, ['from path', 'hi from bytes']);
+    const pkgs = await rt.listPackages();
+    assert.ok(pkgs.some((p) => p.name === 'armature_fixture_path' && p.version === '1.2.3'), JSON.stringify(pkgs));
+    assert.ok(pkgs.some((p) => p.name === 'armature_fixture_bytes' && p.version === '0.1.0'));
+    assert.ok(rec.events.some((e) => e.type === 'python:package-installed' && e.payload.name === 'armature_fixture_path'));
+    const missing = await rt.installPackage(join(dir, 'nope-1.0-py3-none-any.whl'));
+    assert.equal(missing.ok, false);
+  });
+
+  test('a name the index lacks gives a clear error offline (micropip cannot load)', async () => {
+    const r = await rt.installPackage('surely-not-a-real-package-name');
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.error.message : '', /surely-not-a-real-package-name is not in the Pyodide package index, and micropip could not be loaded/);
+  });
+
+  test('an indexed package whose download fails reports the real error instead of an empty success', async () => {
+    const r = await rt.installPackage('micropip');
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.error.message : '', /could not install micropip/);
+  });
+});
+
+test('install by name through a configured local package index (mirror)', async () => {
+  const mirror = mkdtempSync(join(tmpdir(), 'armature-index-'));
+  const wheel = await buildWheel('armature_fixture_indexed', '2.0.0', 'ANSWER = 42\n');
+  writeFileSync(join(mirror, wheel.fileName), wheel.bytes);
+  const base = JSON.parse(readFileSync(join(await defaultIndexURL(), 'pyodide-lock.json'), 'utf8'));
+  writeFileSync(join(mirror, 'pyodide-lock.json'), lockWith(base, [wheel]));
+  const rt = createPyodideRuntime({ packageIndexURL: `${mirror}/` }, { emit: () => undefined });
+  try {
+    const r = await rt.installPackage('armature_fixture_indexed');
+    assert.equal(r.ok, true, JSON.stringify(r));
+    const v = await rt.execute('import armature_fixture_indexed\narmature_fixture_indexed.ANSWER');
+    assert.equal(v.ok && v.value, 42);
+  } finally {
+    await rt.dispose();
+  }
+});
+
+test('workspace sync: in (text and binary), out (new and changed files), deletions reported not applied, size limit', async () => {
+  const bus = createEventBus();
+  const ws = await createWorkspace({ store: memoryStore(), bus });
+  await ws.write('data/in.txt', 'hello from js');
+  await ws.write('data/blob.bin', new Uint8Array([0, 1, 2, 255]));
+  await ws.write('gone.txt', 'delete me in python');
+  const rt = createPyodideRuntime({ maxSyncBytes: 1_000_000 }, { emit: () => undefined, workspace: ws });
+  try {
+    const inRep = await rt.syncWorkspace('in');
+    assert.deepEqual(inRep.in, { count: 3, bytes: 13 + 4 + 19, skipped: [] });
+    const r = await rt.execute(`
+import os
+text = open("/workspace/data/in.txt").read()
+blob = list(open("/workspace/data/blob.bin", "rb").read())
+open("/workspace/data/out.txt", "w").write(text.upper())
+open("/workspace/data/in.txt", "a").write(" + python")
+os.remove("/workspace/gone.txt")
+(text, blob)`);
+    assert.deepEqual(r.ok && r.value, ['hello from js', [0, 1, 2, 255]]);
+    const outRep = await rt.syncWorkspace('out');
+    assert.equal(outRep.out!.count, 2);
+    assert.deepEqual(outRep.out!.deleted, ['gone.txt']);
+    assert.equal(ws.readText('data/out.txt'), 'HELLO FROM JS');
+    assert.equal(ws.readText('data/in.txt'), 'hello from js + python');
+    assert.equal(ws.readText('gone.txt'), 'delete me in python', 'deletions are reported, not applied');
+    // Nothing changed since: nothing moves.
+    assert.equal((await rt.syncWorkspace('out')).out!.count, 0);
+    await rt.execute('open("/workspace/huge.bin", "wb").write(b"x" * 2_000_000)');
+    const big = await rt.syncWorkspace('both');
+    assert.deepEqual(big.out!.skipped, ['huge.bin']);
+  } finally {
+    await rt.dispose();
+  }
+});
+
+test('a loop inside C is ended by replacing the worker; the runtime is usable after', async () => {
+  const rt = createPyodideRuntime({ interruptGraceMs: 500 }, { emit: () => undefined });
+  try {
+    await rt.execute('kept = 1');
+    const r = await rt.execute('sum(range(10**13))', { timeoutMs: 200 });
+    assert.equal(!r.ok && r.error.type, 'TimeoutError');
+    assert.match(!r.ok ? r.hint ?? '' : '', /runtime was restarted: globals, imports and installed packages were lost/);
+    const after = await rt.execute('1 + 1');
+    assert.equal(after.ok && after.value, 2);
+    assert.equal(rt.getState().restarts, 1);
+    const lost = await rt.execute('kept');
+    assert.equal(!lost.ok && lost.error.type, 'NameError');
+  } finally {
+    await rt.dispose();
+  }
+});
+
+test('an uncaught error inside the worker never crashes the host; the next run restarts it', async () => {
+  const states: string[] = [];
+  const rt = createPyodideRuntime({}, { emit: (t, p) => t === 'python:state' && states.push((p as { status: string }).status) });
+  try {
+    await rt.init();
+    // Throw asynchronously in the worker's JS, outside any request: an uncaught worker error.
+    await rt.execute('import js\njs.setTimeout(js.eval("() => { throw new Error(\'boom in worker\') }"), 0)');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(rt.getState().status, 'error');
+    assert.match(rt.getState().lastError!.message, /boom in worker|exited/);
+    const r = await rt.execute('2 * 21');
+    assert.equal(r.ok && r.value, 42);
+    assert.ok(states.includes('error') && states.at(-1) === 'ready', states.join(','));
+  } finally {
+    await rt.dispose();
+  }
+});

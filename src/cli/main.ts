@@ -9,12 +9,18 @@ Usage:
   armature boot  [--persona ID] [--json]          boot a persona headless; list its modules
   armature tools [--persona ID] [--json]          the tool declarations the persona allows
   armature call TOOL 'JSON-ARGS' [--persona ID]   run one tool; prints its result as JSON
+  armature run FILE.py | -c CODE [--timeout MS] [--json]
+                                                  run Python headless, streaming its output
+  armature prompt [--persona ID] [--stats]        the system-prompt fragment for the persona
   armature start [--persona ID] [--port N]        the main job: build and serve the dashboard
 
 Options:
   --persona ID   persona from modules/personas/ (default: default)
   --data DIR     where Node persistence lives (default: .armature in the current directory)
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
+  -c CODE        Python code for run, instead of a file
+  --timeout MS   run: stop Python after MS milliseconds (default 30000)
+  --stats        prompt: compare its size with the full JSON schemas of the same tools
   --json         machine-readable output
   -h, --help     this help
 
@@ -24,11 +30,17 @@ Exit codes: 0 on success; 1 when a tool call returns ok: false or a module faile
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** Raw stdout/stderr, for streamed Python output. */
+  write(stream: 'stdout' | 'stderr', text: string): void;
+  /** Whether stderr is a terminal (progress bars only there). */
+  isTTY: boolean;
 }
 
 const processIo: CliIo = {
   out: (t) => process.stdout.write(t + '\n'),
   err: (t) => process.stderr.write(t + '\n'),
+  write: (stream, t) => (stream === 'stdout' ? process.stdout : process.stderr).write(t),
+  isTTY: !!process.stderr.isTTY,
 };
 
 class UsageError extends Error {}
@@ -45,6 +57,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         data: { type: 'string', default: '.armature' },
         json: { type: 'boolean', default: false },
         port: { type: 'string' },
+        code: { type: 'string', short: 'c' },
+        timeout: { type: 'string' },
+        stats: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -63,13 +78,15 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     boot: async (sys) => printBoot(sys, values.json, io),
     tools: async (sys) => printTools(sys, values.json, io),
     call: (sys) => callTool(sys, rest, io),
+    run: (sys) => runPython(sys, rest, values, io),
+    prompt: (sys) => printPrompt(sys, values.stats, io),
   };
   const run = commands[command];
   if (!run) {
     io.err(`armature: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
     return 2;
   }
-  if (command !== 'call' && rest.length) {
+  if (!['call', 'run'].includes(command) && rest.length) {
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
     return 2;
   }
@@ -122,6 +139,69 @@ async function start(persona: string, portArg: string | undefined, io: CliIo): P
     process.once('SIGTERM', stop);
   });
   await server.close();
+  return 0;
+}
+
+/** `armature run`: execute_python through the ToolRunner, streaming output as it arrives. */
+async function runPython(sys: ArmatureSystem, rest: string[], values: { code?: string; timeout?: string; json: boolean }, io: CliIo): Promise<number> {
+  const [file, ...extra] = rest;
+  if (extra.length) throw new UsageError(`run takes one file, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
+  if (!file === (values.code === undefined)) throw new UsageError('run needs either a FILE.py or -c CODE (not both)');
+  let code = values.code;
+  if (file !== undefined) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      code = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    }
+  }
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) throw new UsageError(`--timeout takes a whole number of milliseconds, got ${JSON.stringify(values.timeout)}`);
+  const subs = [
+    sys.bus.on('python:progress', (p) => {
+      if (!io.isTTY || values.json) return;
+      const width = 30;
+      const filled = Math.round((p.percent / 100) * width);
+      io.write('stderr', `\r${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.round(p.percent)).padStart(3)}% ${p.stage.padEnd(8)}${p.stage === 'ready' ? '\n' : ''}`);
+    }),
+  ];
+  if (!values.json) {
+    subs.push(sys.bus.on('python:stdout', (p) => io.write('stdout', p.chunk)));
+    subs.push(sys.bus.on('python:stderr', (p) => io.write('stderr', p.chunk)));
+  }
+  try {
+    const args: Record<string, unknown> = { code };
+    if (timeout !== undefined) args.timeout_ms = timeout;
+    const result = await sys.tools.executeTool<{ value: unknown }>('execute_python', args, { caller: 'cli' });
+    if (values.json) {
+      io.out(JSON.stringify(result, null, 2));
+    } else if (result.ok) {
+      if (result.value.value !== null && result.value.value !== undefined) io.out(`=> ${JSON.stringify(result.value.value)}`);
+    } else {
+      const details = result.error.details as { traceback?: string } | undefined;
+      if (details?.traceback) io.write('stderr', details.traceback);
+      else io.err(result.error.message);
+      if (result.hint) io.err(`hint: ${result.hint}`);
+    }
+    return result.ok ? 0 : 1;
+  } finally {
+    for (const s of subs) s.dispose();
+  }
+}
+
+/** `armature prompt`: the system-prompt fragment, optionally with its size against the JSON schemas. */
+async function printPrompt(sys: ArmatureSystem, stats: boolean, io: CliIo): Promise<number> {
+  if (!sys.modules.some((m) => m.id === 'PythonTool' && m.state === 'loaded')) {
+    io.err(`armature: persona ${sys.persona.id} does not load PythonTool, which writes the prompt`);
+    return 1;
+  }
+  const python = await sys.resolve<{ getSystemPrompt(): string; getPromptStats(): { promptChars: number; schemaChars: number; ratio: number } }>('PythonTool');
+  io.out(python.getSystemPrompt());
+  if (stats) {
+    const s = python.getPromptStats();
+    io.err(`\nprompt: ${s.promptChars} characters; the same tools as full JSON schemas: ${s.schemaChars} characters (${(s.ratio * 100).toFixed(0)}%).`);
+  }
   return 0;
 }
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, existsSync } from 'node:fs';
+import { mkdtempSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,4 +59,45 @@ test('bad usage is explained on stderr with exit code 2', () => {
   assert.equal(persona.code, 1);
   assert.match(persona.err, /no persona "nobody"/);
   assert.equal(cli('--help').code, 0);
+});
+
+test('run streams Python output live, prints the value, and exits 0 or 1', () => {
+  const data = mkdtempSync(join(tmpdir(), 'armature-cli-run-'));
+  const ok = cli('run', '-c', 'import sys\nprint("to stdout")\nprint("to stderr", file=sys.stderr)\nfrom tools.workspace import write_file\nwrite_file("from-cli.txt", "hi")\n{"answer": 6 * 7}', '--data', data);
+  assert.equal(ok.code, 0, ok.err);
+  assert.equal(ok.out, 'to stdout\n=> {"answer":42}\n');
+  assert.equal(ok.err, 'to stderr\n');
+  const back = cli('call', 'read_file', '{"path":"from-cli.txt"}', '--data', data);
+  assert.equal(JSON.parse(back.out).value.content, 'hi');
+  const bad = cli('run', '-c', 'def f():\n    raise ValueError("nope")\nf()', '--data', data);
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /File "<python:\d+>", line 3, in <module>\n    f\(\)\n[\s\S]*File "<python:\d+>", line 2, in f\n    raise ValueError\("nope"\)\nValueError: nope/);
+  const json = cli('run', '-c', 'print("quiet")\n1 + 1', '--json', '--data', data);
+  assert.equal(json.code, 0);
+  const parsed = JSON.parse(json.out);
+  assert.deepEqual([parsed.ok, parsed.value.value, parsed.value.stdout], [true, 2, 'quiet\n']);
+  const timeout = cli('run', '-c', 'while True: pass', '--timeout', '300', '--data', data);
+  assert.equal(timeout.code, 1);
+  assert.match(timeout.err, /hint: The run was interrupted after 300 ms; globals survived/);
+});
+
+test('run reads a file; bad usage is explained', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'armature-cli-file-'));
+  writeFileSync(join(dir, 'job.py'), 'print(sum(range(10)))\n');
+  const r = cli('run', join(dir, 'job.py'), '--data', dir);
+  assert.equal(r.out, '45\n');
+  assert.match(cli('run', join(dir, 'missing.py')).err, /cannot read .*missing\.py: no such file/);
+  assert.match(cli('run').err, /run needs either a FILE\.py or -c CODE/);
+  assert.match(cli('run', '-c', '1', '--timeout', 'soon').err, /--timeout takes a whole number of milliseconds, got "soon"/);
+});
+
+test('prompt prints the system-prompt fragment; --stats compares it with the JSON schemas', () => {
+  const r = cli('prompt', '--stats');
+  assert.equal(r.code, 0);
+  assert.match(r.out, /from tools\.workspace import delete_file, list_files, read_file, write_file/);
+  assert.match(r.out, /retry — at most twice/);
+  assert.match(r.err, /prompt: \d+ characters; the same tools as full JSON schemas: \d+ characters \(\d+%\)\./);
+  const reader = cli('prompt', '--persona', 'reader');
+  assert.equal(reader.code, 1);
+  assert.match(reader.err, /persona reader does not load PythonTool/);
 });

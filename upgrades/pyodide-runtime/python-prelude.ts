@@ -41,6 +41,20 @@ class ToolError(Exception):
         self.hint = hint
 
 
+_SAFE = 2**53
+
+
+def _mark_bigints(v):
+    # JSON numbers become JS doubles; ints beyond 2**53 travel as markers the worker turns into BigInt.
+    if type(v) is int and not -_SAFE <= v <= _SAFE:
+        return {"__armature_bigint__": str(v)}
+    if isinstance(v, dict):
+        return {k: _mark_bigints(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_mark_bigints(x) for x in v]
+    return v
+
+
 def _encode_args(name, args):
     if not isinstance(name, str) or not name:
         raise TypeError(f"call_tool: the tool name must be a non-empty str, got {name!r}")
@@ -49,7 +63,7 @@ def _encode_args(name, args):
     if not isinstance(args, dict):
         raise TypeError(f"call_tool({name!r}, args): args must be a dict of arguments, got {type(args).__name__}")
     try:
-        return json.dumps(args)
+        return json.dumps(_mark_bigints(args))
     except (TypeError, ValueError) as e:
         raise TypeError(f"call_tool({name!r}): arguments must be JSON data (dict, list, str, int, float, bool, None): {e}") from None
 
@@ -87,6 +101,8 @@ async def call_tool_async(name, args=None):
 
 export const RUNNER_MODULE = `
 """Runs user code for Armature: own namespace, last-expression value, user-only tracebacks."""
+import ast
+import linecache
 import sys
 import traceback
 
@@ -95,6 +111,7 @@ from pyodide.code import CodeRunner
 import armature_bridge
 
 _CO_COROUTINE = 0x80
+_runs = 0
 _INTERNAL = ("/_pyodide/", "/pyodide/", "armature_runner", "armature_bridge", "<exec>")
 namespace = {}
 
@@ -136,8 +153,14 @@ def describe(e):
 
 
 def prepare(code):
-    """(runner, needs_async) or raises SyntaxError."""
-    runner = CodeRunner(code, filename="<python>", return_mode="last_expr", quiet_trailing_semicolon=True)
+    """(runner, needs_async) or raises SyntaxError. Each run gets its own file name, registered
+    with linecache, so tracebacks show source lines even for functions defined in earlier runs."""
+    global _runs
+    _runs += 1
+    filename = f"<python:{_runs}>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    # Top-level await is allowed; code that uses it compiles to a coroutine and runs asynchronously.
+    runner = CodeRunner(code, filename=filename, return_mode="last_expr", quiet_trailing_semicolon=True, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     runner.compile()
     return runner, bool(runner.code.co_flags & _CO_COROUTINE)
 

@@ -63,8 +63,8 @@ describe('runtime (shared)', () => {
     const z = await rt.execute('def f():\n    return 1/0\nf()');
     assert.equal(!z.ok && z.error.type, 'ZeroDivisionError');
     const tb = !z.ok ? z.error.traceback : '';
-    assert.match(tb, /File "<python>", line 3, in <module>/);
-    assert.match(tb, /File "<python>", line 2, in f/);
+    assert.match(tb, /File "<python:\d+>", line 3, in <module>\n    f\(\)/);
+    assert.match(tb, /File "<python:\d+>", line 2, in f\n    return 1\/0/);
     assert.doesNotMatch(tb, /_pyodide|armature_runner|pyodide\.asm/);
     const s = await rt.execute('x = (1,\ny = 2');
     assert.equal(!s.ok && s.error.type, 'SyntaxError');

@@ -213,11 +213,18 @@ function writeModules(modules: { path: string; source: string }[]): void {
   }
 }
 
+/** Arguments from Python's json.dumps, with its big-int markers turned into BigInt. */
+function parseArgs(json: string): unknown {
+  return JSON.parse(json, (_k, v: unknown) =>
+    v && typeof v === 'object' && '__armature_bigint__' in v ? BigInt((v as { __armature_bigint__: string }).__armature_bigint__) : v,
+  );
+}
+
 /** `_armature_js.call_sync`: posts the call and blocks on the shared channel. Returns [status, marshal bytes]. */
 function callSync(name: string, argsJson: string): [number, Uint8Array] {
   if (!channel) return [TOOL_STATUS.bridgeError, toMarshal({ code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' })];
   const callId = ++callSeq;
-  port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: JSON.parse(argsJson) });
+  port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) });
   try {
     const { status, payload } = channel.waitFor(callId, { interrupt });
     return [status, payload];
@@ -232,7 +239,7 @@ function callAsync(name: string, argsJson: string): Promise<[number, Uint8Array]
   const callId = ++callSeq;
   return new Promise((resolve) => {
     pendingAsyncCalls.set(callId, resolve);
-    port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: JSON.parse(argsJson) });
+    port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) });
   });
 }
 

@@ -1,0 +1,286 @@
+// PythonTool and the call_tool bridge, end to end: a real ToolRunner, a real Pyodide worker.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { createEventBus, type EventRecord } from '../../src/kernel/event-bus.ts';
+import { ArmatureError } from '../../src/kernel/errors.ts';
+import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import { createToolRunner } from '../tool-runner/tool-runner.ts';
+import { createPyodideRuntime, type PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
+import { createPythonTool, type PythonToolApi } from './python-tool.ts';
+import { createWorkspace } from '../workspace/workspace.ts';
+import { memoryStore } from '../../test/helpers/memory-platform.ts';
+
+const decl = (name: string, module: string, properties: Record<string, unknown> = {}, extra: Partial<ToolDeclaration> = {}): ToolDeclaration => ({
+  name,
+  description: `${name} tool.`,
+  module,
+  pythonCallable: true,
+  inputSchema: { type: 'object', properties },
+  ...extra,
+});
+
+const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['echo', 'fail', 'big_text', 'big_rows', 'slow', 'execute_python', 'install_python_package', 'list_python_packages', 'list_skills', 'read_skill'], skills: [] };
+
+describe('PythonTool with the shared-memory bridge', () => {
+  const bus = createEventBus({ historySize: 5000 });
+  let runtime: PyodideRuntimeApi;
+  let python: PythonToolApi;
+  let tools: ReturnType<typeof createPythonTool>['tools'];
+  const runner = createToolRunner({ bus, persona });
+  const warnings: string[] = [];
+
+  before(async () => {
+    runtime = createPyodideRuntime({}, { emit: (t, p) => bus.emit(t, p) });
+    const made = createPythonTool({ runtime, runner, persona, bus, slowCallMs: 150, warn: (m) => warnings.push(m) });
+    python = made.api;
+    tools = made.tools;
+    runner.registerTools(
+      [
+        decl('echo', 'TestKit', { value: {} }),
+        decl('fail', 'TestKit'),
+        decl('big_text', 'TestKit', { mb: { type: 'number' } }),
+        decl('big_rows', 'TestKit', { n: { type: 'integer' } }),
+        decl('slow', 'TestKit'),
+        decl('secret', 'TestKit'),
+      ],
+      async (name, args) => {
+        switch (name) {
+          case 'echo':
+            return args.value;
+          case 'fail':
+            throw new ArmatureError('NOPE', 'this tool always fails', { hint: 'try echo instead' });
+          case 'big_text':
+            return 'x'.repeat(Math.round((args.mb as number) * 1024 * 1024));
+          case 'big_rows':
+            return Array.from({ length: args.n as number }, (_, i) => ({ id: i, name: `row ${i}`, score: i / 2, ok: i % 2 === 0 }));
+          case 'slow':
+            await new Promise((r) => setTimeout(r, 250));
+            return 'done';
+          default:
+            return 'should not be reachable';
+        }
+      },
+    );
+    const pyDecls = [
+      decl('execute_python', 'PythonTool', { code: { type: 'string' } }, { pythonCallable: false }),
+      decl('install_python_package', 'PythonTool', { package: { type: 'string' } }, { pythonCallable: false }),
+      decl('list_python_packages', 'PythonTool'),
+      decl('list_skills', 'PythonTool'),
+      decl('read_skill', 'PythonTool', { namespace: { type: 'string' } }),
+    ];
+    runner.registerTools(pyDecls, (name, args, call) => (tools as Record<string, (a: Record<string, unknown>, c: typeof call) => unknown>)[name]!(args, call));
+  });
+  after(() => runtime.dispose());
+
+  const run = async (code: string) => {
+    const r = await python.executePython({ code });
+    if (!r.ok) assert.fail(`${r.error.type}: ${r.error.message}\n${r.error.traceback}`);
+    return r.value;
+  };
+
+  test('round trips keep every JSON type: nested, unicode, ints big and small, floats, None, empty containers', async () => {
+    const v = await run(`
+cases = [
+    {"nested": {"list": [1, [2, [3, {"deep": True}]]], "none": None}},
+    "héllo ✓ 𝄞 — ünïcode",
+    0, -1, 2**31, -2**31 - 1, 2**53 - 1, 2**80,
+    0.1, -2.5e-300, 1e300,
+    None, True, False,
+    [], {}, "",
+]
+back = [call_tool("echo", {"value": c}) for c in cases]
+assert all(type(a) == type(b) for a, b in zip(cases, back)), [(type(a), type(b)) for a, b in zip(cases, back)]
+back == cases`);
+    assert.equal(v, true);
+  });
+
+  test('results are native Python objects, never JsProxy', async () => {
+    const v = await run(`
+r = call_tool("echo", {"value": {"a": [1, {"b": "c"}]}})
+(type(r).__name__, type(r["a"]).__name__, type(r["a"][1]).__name__)`);
+    assert.deepEqual(v, ['dict', 'list', 'dict']);
+  });
+
+  test('a failing tool raises ToolError with the tool name, code, message and hint', async () => {
+    const v = await run(`
+try:
+    call_tool("fail")
+except ToolError as e:
+    out = (e.tool, e.code, e.message, e.hint, str(e))
+out`);
+    assert.deepEqual(v, ['fail', 'NOPE', 'this tool always fails', 'try echo instead', 'fail failed [NOPE]: this tool always fails (hint: try echo instead)']);
+    const bad = await run(`
+try:
+    call_tool("echo", {"value": 1, "nope": 2}) if False else call_tool("ecko")
+except ToolError as e:
+    out = (e.code, e.message)
+out`);
+    assert.deepEqual(bad, ['UNKNOWN_TOOL', '[executeTool] no tool named "ecko"; did you mean "echo"?']);
+  });
+
+  test('bad arguments are refused in Python with a clear TypeError', async () => {
+    const v = await run(`
+msgs = []
+for a in ([1, 2], {"x": object()}):
+    try:
+        call_tool("echo", a)
+    except TypeError as e:
+        msgs.append(str(e))
+msgs`);
+    assert.match((v as string[])[0]!, /args must be a dict of arguments, got list/);
+    assert.match((v as string[])[1]!, /arguments must be JSON data/);
+  });
+
+  test("the persona's allow-list applies to calls from Python", async () => {
+    const v = await run(`
+try:
+    call_tool("secret")
+except ToolError as e:
+    out = (e.code, e.hint)
+out`);
+    assert.equal((v as string[])[0], 'TOOL_NOT_ALLOWED');
+  });
+
+  test('tools that need the busy runtime are refused with an error naming the cycle, never a hang', async () => {
+    const t0 = performance.now();
+    const v = await run(`
+out = []
+for name, args in (("execute_python", {"code": "1"}), ("install_python_package", {"package": "x"})):
+    try:
+        call_tool(name, args)
+    except ToolError as e:
+        out.append((e.code, e.message))
+out`);
+    assert.ok(performance.now() - t0 < 5000);
+    const [[code1, msg1], [code2]] = v as [string, string][];
+    assert.equal(code1, 'NOT_CALLABLE_FROM_PYTHON');
+    assert.match(msg1!, /execute_python -> call_tool\("execute_python"\) -> PyodideRuntime/);
+    assert.equal(code2, 'NOT_CALLABLE_FROM_PYTHON');
+    // list_python_packages answers from the runtime's last known state, so it is safe from Python.
+    assert.ok(Array.isArray(((await run('call_tool("list_python_packages")')) as { packages: unknown[] }).packages));
+  });
+
+  test('10 MB results arrive whole, as text and as rows', async () => {
+    const v = await run(`
+t = call_tool("big_text", {"mb": 10})
+rows = call_tool("big_rows", {"n": 100000})
+(len(t), t[:3], len(rows), rows[99999])`);
+    assert.deepEqual(v, [10 * 1024 * 1024, 'xxx', 100000, { id: 99999, name: 'row 99999', score: 49999.5, ok: false }]);
+  });
+
+  test('every call emits tool-bridge:called; slow calls also a warning event and a log line', async () => {
+    const seen: EventRecord[] = [];
+    const sub = bus.onAny((r) => r.type.startsWith('tool-bridge:') && seen.push(r));
+    await run('call_tool("echo", {"value": "abc"})\ncall_tool("slow")');
+    sub.dispose();
+    const called = seen.filter((r) => r.type === 'tool-bridge:called').map((r) => r.payload as { name: string; argBytes: number; resultBytes: number; ok: boolean });
+    assert.deepEqual(called.map((c) => [c.name, c.ok]), [['echo', true], ['slow', true]]);
+    assert.equal(called[0]!.argBytes, JSON.stringify({ value: 'abc' }).length);
+    assert.equal(called[0]!.resultBytes, JSON.stringify('abc').length);
+    assert.deepEqual(seen.filter((r) => r.type === 'tool-bridge:slow').map((r) => (r.payload as { name: string }).name), ['slow']);
+    assert.match(warnings.at(-1)!, /call_tool\("slow"\) took \d+ ms \(threshold 150 ms\)/);
+    // Calls from Python show in the ToolRunner's events as coming from Python.
+    assert.ok(bus.history(['tool:finished']).some((r) => r.payload.name === 'echo' && r.payload.caller === 'python'));
+  });
+
+  test('generated modules: from tools.<namespace> import <tool> works with keyword checks', async () => {
+    const v = await run(`
+from tools.test_kit import echo
+import inspect
+(echo(value=[1, "two"]), str(inspect.signature(echo)))`);
+    assert.deepEqual(v, [[1, 'two'], '(value: typing.Any | None = None) -> Any']);
+    const r = await python.executePython({ code: 'from tools.test_kit import echo\necho(valeu=1)' });
+    assert.equal(!r.ok && r.error.type, 'TypeError');
+    assert.match(!r.ok ? r.error.message : '', /unexpected keyword argument 'valeu'/);
+  });
+
+  test('skills: list_skills, read_skill and the system prompt come from the registered tools', async () => {
+    const skills = python.listSkills();
+    assert.deepEqual(skills.map((s) => s.namespace), ['python', 'test_kit']);
+    assert.match(python.readSkill('test_kit'), /## echo\(value=None\)/);
+    assert.throws(() => python.readSkill('nope'), /no skill "nope"; skills: python, test_kit/);
+    const prompt = python.getSystemPrompt();
+    assert.match(prompt, /You are Test persona/);
+    assert.match(prompt, /from tools\.test_kit import big_rows, big_text, echo, fail, slow/);
+    assert.doesNotMatch(prompt, /secret/);
+    const stats = python.getPromptStats();
+    assert.ok(stats.promptChars > 0 && stats.schemaChars > 0);
+  });
+
+  test('execute_python as a tool: ok:false with the Python error type as code, traceback in details, and a hint', async () => {
+    const r = await runner.executeTool('execute_python', { code: 'import nothing_here' });
+    assert.equal(r.ok, false);
+    if (r.ok) return;
+    assert.equal(r.error.code, 'ModuleNotFoundError');
+    assert.match((r.error.details as { traceback: string }).traceback, /File "<python:\d+>", line 1, in <module>\n    import nothing_here/);
+    assert.match(r.hint!, /install_python_package/);
+    const ok = await runner.executeTool<{ value: number; stdout: string }>('execute_python', { code: 'print("hi")\n40 + 2' });
+    assert.deepEqual(ok.ok && [ok.value.value, ok.value.stdout], [42, 'hi\n']);
+  });
+
+  test('install_packages: installed in order, stopping at the first failure with the real error', async () => {
+    const r = await python.executePython({ code: '1', install_packages: ['surely-missing-package-a', 'never-reached'] });
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.error.message : '', /installing surely-missing-package-a failed: surely-missing-package-a is not in the Pyodide package index/);
+  });
+
+  test('statistics count executions, successes, failures and errors', () => {
+    const s = python.getStats();
+    assert.ok(s.executions >= 10);
+    assert.ok(s.failures >= 2);
+    assert.equal(s.successes + s.failures, s.executions);
+    assert.ok(s.successRate! > 0 && s.successRate! < 1);
+    assert.equal(s.errors[0]!.type, 'PackageNotFoundError');
+    assert.ok(s.lastExecution!.at > 0);
+  });
+});
+
+test('sync_workspace: Python sees workspace files and its changes are written back', async () => {
+  const bus = createEventBus();
+  const ws = await createWorkspace({ store: memoryStore(), bus });
+  await ws.write('in.csv', 'a,b\n1,2\n');
+  const runtime = createPyodideRuntime({}, { emit: () => undefined, workspace: ws });
+  const runner = createToolRunner({ bus, persona: { ...persona, tools: ['*'] } });
+  const { api } = createPythonTool({ runtime, runner, persona: { ...persona, tools: ['*'] }, bus });
+  try {
+    const r = await api.executePython({ code: 'import csv\nrows = list(csv.reader(open("/workspace/in.csv")))\nopen("/workspace/out.txt", "w").write(str(len(rows)))\nrows', sync_workspace: true });
+    assert.deepEqual(r.ok && r.value, [['a', 'b'], ['1', '2']]);
+    assert.deepEqual(r.sync?.in?.count, 1);
+    assert.deepEqual(r.sync?.out?.count, 1);
+    assert.equal(ws.readText('out.txt'), '2');
+  } finally {
+    await runtime.dispose();
+  }
+});
+
+test('a runtime that cannot become ready gives a friendly error, not a hang or a throw', async () => {
+  const bus = createEventBus();
+  const runtime = createPyodideRuntime({ indexURL: '/nonexistent/pyodide/' }, { emit: () => undefined });
+  const runner = createToolRunner({ bus, persona });
+  const { api } = createPythonTool({ runtime, runner, persona, bus, readyTimeoutMs: 20_000 });
+  try {
+    const r = await api.executePython({ code: '1' });
+    assert.equal(!r.ok && r.error.type, 'RuntimeNotReady');
+    assert.match(!r.ok ? r.hint ?? '' : '', /Restart the runtime/);
+  } finally {
+    await runtime.dispose();
+  }
+});
+
+test('without a synchronous transport, call_tool explains the isolation headers and call_tool_async works', async () => {
+  const bus = createEventBus();
+  const runtime = createPyodideRuntime({ transport: 'async' }, { emit: () => undefined });
+  const runner = createToolRunner({ bus, persona: { ...persona, tools: ['*'] } });
+  runner.registerTools([decl('echo', 'TestKit', { value: {} })], (_n, a) => a.value);
+  const { api } = createPythonTool({ runtime, runner, persona: { ...persona, tools: ['*'] }, bus });
+  try {
+    const sync = await api.executePython({ code: 'call_tool("echo", {"value": 1})' });
+    assert.equal(!sync.ok && sync.error.type, 'RuntimeError');
+    assert.match(!sync.ok ? sync.error.message : '', /Cross-Origin-Opener-Policy: same-origin.*Cross-Origin-Embedder-Policy: require-corp.*await call_tool_async/s);
+    const asyncOk = await api.executePython({ code: 'await call_tool_async("echo", {"value": {"k": [1, None]}})' });
+    assert.deepEqual(asyncOk.ok && asyncOk.value, { k: [1, null] });
+    assert.equal(runtime.getState().transport, 'async');
+  } finally {
+    await runtime.dispose();
+  }
+});

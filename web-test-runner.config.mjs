@@ -4,6 +4,7 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
 import { projectFilesMiddleware, isolationHeadersMiddleware } from './src/server/middleware.ts';
+import { testFixturesMiddleware } from './test/helpers/fixtures-middleware.ts';
 
 const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
 const chromeArgs = [
@@ -35,17 +36,21 @@ function countingReporter() {
   };
 }
 
+// Suites named *.no-isolation.* run in a second pass without the cross-origin isolation headers,
+// so the page has no SharedArrayBuffer (the JSPI and async call_tool transports).
+const isolated = process.env.ARMATURE_WTR_ISOLATION !== 'off';
+const all = ['src/**/*.browser.test.ts', 'upgrades/**/*.browser.test.ts', 'test/browser/**/*.test.ts'];
 
 export default {
   rootDir: '.',
-  files: ['src/**/*.browser.test.ts', 'upgrades/**/*.browser.test.ts', 'test/browser/**/*.test.ts'],
+  files: isolated ? [...all, '!**/*.no-isolation.*'] : all.map((g) => g.replace(/\*\.(browser\.)?test\.ts$/, '*.no-isolation.$1test.ts')),
   nodeResolve: { exportConditions: ['browser', 'production'] },
   concurrency: 1,
   testsFinishTimeout: 600_000,
   testFramework: { config: { timeout: 120_000 } },
   browserStartTimeout: 60_000,
   plugins: [esbuildPlugin({ ts: true, target: 'es2022' })],
-  middleware: [isolationHeadersMiddleware(), projectFilesMiddleware(process.cwd())],
+  middleware: [...(isolated ? [isolationHeadersMiddleware()] : []), projectFilesMiddleware(process.cwd()), testFixturesMiddleware()],
   browsers: [chromeLauncher({ launchOptions: { executablePath, headless: true, args: chromeArgs } })],
   reporters: [defaultReporter(), summaryReporter({ flatten: false }), countingReporter()],
 };

@@ -84,20 +84,24 @@ if (!onlyBrowser) {
 }
 
 if (!onlyNode) {
-  const out = mkdtempSync(join(tmpdir(), 'armature-wtr-'));
-  const summary = join(out, 'summary.json');
-  console.log('\n== Chromium suites ==');
-  const code = await run(process.execPath, ['--import', 'tsx', join(root, 'node_modules/@web/test-runner/dist/bin.js'), '--config', 'web-test-runner.config.mjs'], {
-    ARMATURE_WTR_SUMMARY: summary,
-  });
-  const s = existsSync(summary) ? JSON.parse(readFileSync(summary, 'utf8')) : { passed: 0, failed: 0 };
-  passed += s.passed;
-  failed += s.failed;
-  if (code !== 0) {
-    exit = 1;
-    if (s.failed === 0) failed += 1;
+  // Two passes: the page cross-origin isolated (most suites), then without isolation (*.no-isolation.*).
+  for (const isolation of ['on', 'off']) {
+    const out = mkdtempSync(join(tmpdir(), 'armature-wtr-'));
+    const summary = join(out, 'summary.json');
+    console.log(`\n== Chromium suites (cross-origin isolation ${isolation}) ==`);
+    const code = await run(process.execPath, ['--import', 'tsx', join(root, 'node_modules/@web/test-runner/dist/bin.js'), '--config', 'web-test-runner.config.mjs'], {
+      ARMATURE_WTR_SUMMARY: summary,
+      ARMATURE_WTR_ISOLATION: isolation,
+    });
+    const s = existsSync(summary) ? JSON.parse(readFileSync(summary, 'utf8')) : { passed: 0, failed: 0 };
+    passed += s.passed;
+    failed += s.failed;
+    if (code !== 0) {
+      exit = 1;
+      if (s.failed === 0) failed += 1;
+    }
+    console.log(`chromium (isolation ${isolation}): ${s.passed} passed, ${s.failed} failed`);
   }
-  console.log(`chromium: ${s.passed} passed, ${s.failed} failed`);
 }
 
 console.log(`${passed} passed, ${failed} failed`);

@@ -26,7 +26,8 @@ export async function buildWheel(name: string, version: string, init: string, ex
     [`${dist}/top_level.txt`]: strToU8(`${name}\n`),
   };
   files[`${dist}/RECORD`] = strToU8(Object.keys(files).map((p) => `${p},,`).join('\n') + `\n${dist}/RECORD,,\n`);
-  const bytes = zipSync(files, { level: 0 });
+  // A fixed timestamp makes the bytes (and so the sha256 in a lock file) the same on every build.
+  const bytes = zipSync(files, { level: 0, mtime: new Date('2020-01-01T00:00:00Z') });
   const fileName = `${name}-${version}-py3-none-any.whl`;
   return { name, version, fileName, bytes, sha256: await sha256Hex(bytes) };
 }

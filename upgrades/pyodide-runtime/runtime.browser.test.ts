@@ -1,0 +1,116 @@
+// The real runtime in Chromium: Pyodide in a module Web Worker, the page cross-origin isolated.
+import { expect } from 'chai';
+import { createEventBus } from '../../src/kernel/event-bus.ts';
+import { createWorkspace } from '../workspace/workspace.ts';
+import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
+import { buildWheel } from '../../test/helpers/wheel.ts';
+import { memoryStore } from '../../test/helpers/memory-platform.ts';
+
+type Ev = { type: string; payload: any };
+
+describe('PyodideRuntime in a Web Worker', () => {
+  let rt: PyodideRuntimeApi;
+  const events: Ev[] = [];
+  before(async () => {
+    expect(crossOriginIsolated, 'this suite needs the isolation headers').to.equal(true);
+    rt = createPyodideRuntime({}, { emit: (type, payload) => events.push({ type, payload }) });
+    await rt.init();
+  });
+  after(() => rt.dispose());
+
+  it('reports load progress by stage, then ready, with the shared-memory transport', () => {
+    const progress = events.filter((e) => e.type === 'python:progress').map((e) => e.payload);
+    expect([...new Set(progress.map((p) => p.stage))]).to.deep.equal(['fetch', 'compile', 'stdlib', 'ready']);
+    // In the browser the fetch stage counts real bytes, so it reports several steps.
+    expect(progress.filter((p) => p.stage === 'fetch').length).to.be.greaterThan(3);
+    const s = rt.getState();
+    expect([s.status, s.pyodideVersion, s.transport]).to.deep.equal(['ready', '0.29.5', 'shared-memory']);
+  });
+
+  it('executes, keeps globals between runs, and resets', async () => {
+    const r = await rt.execute('x = 6\nprint("hello")\nx * 7');
+    expect(r.ok && [r.value, r.stdout]).to.deep.equal([42, 'hello\n']);
+    expect((await rt.execute('x')).ok).to.equal(true);
+    await rt.reset();
+    const gone = await rt.execute('x');
+    expect(!gone.ok && gone.error.type).to.equal('NameError');
+  });
+
+  it('streams output of concurrent runs in order, each chunk tagged with its run', async () => {
+    const start = events.length;
+    const rs = await Promise.all(['A', 'B'].map((t) => rt.execute(`for i in range(500):\n    print("${t}", i)`, { runId: `b-${t}` })));
+    expect(rs.every((r) => r.ok)).to.equal(true);
+    for (const t of ['A', 'B']) {
+      const text = events.slice(start).filter((e) => e.type === 'python:stdout' && e.payload.runId === `b-${t}`).map((e) => e.payload.chunk).join('');
+      const lines = text.trimEnd().split('\n');
+      expect(lines.length).to.equal(500);
+      expect(lines.every((l, i) => l === `${t} ${i}`)).to.equal(true);
+    }
+  });
+
+  it('interrupts a pure-Python infinite loop on timeout and keeps globals', async () => {
+    await rt.execute('kept = [1, 2]');
+    const r = await rt.execute('while True: pass', { timeoutMs: 300 });
+    expect(!r.ok && r.error.type).to.equal('TimeoutError');
+    expect(!r.ok && r.hint).to.match(/globals survived/);
+    const k = await rt.execute('kept');
+    expect(k.ok && k.value).to.deep.equal([1, 2]);
+  });
+
+  it('installs wheels offline: from bytes and from a URL served by the test server', async () => {
+    const w = await buildWheel('armature_fixture_inpage', '3.1.4', 'PI = 3.14\n');
+    expect((await rt.installPackage({ fileName: w.fileName, bytes: w.bytes })).ok).to.equal(true);
+    const url = new URL('/__armature/test-wheels/armature_fixture_url-1.0.0-py3-none-any.whl', location.href).href;
+    const r = await rt.installPackage(url);
+    expect(r.ok, JSON.stringify(r)).to.equal(true);
+    const v = await rt.execute('import armature_fixture_inpage, armature_fixture_url\n(armature_fixture_inpage.PI, armature_fixture_url.VALUE)');
+    expect(v.ok && v.value).to.deep.equal([3.14, 'armature_fixture_url 1.0.0']);
+    const names = (await rt.listPackages()).map((p) => `${p.name}==${p.version}`);
+    expect(names).to.include.members(['armature_fixture_inpage==3.1.4', 'armature_fixture_url==1.0.0']);
+    const missing = await rt.installPackage(new URL('/__armature/test-wheels/nope.whl', location.href).href);
+    expect(missing.ok).to.equal(false);
+  });
+
+  it('syncs workspace files in and out', async () => {
+    const ws = await createWorkspace({ store: memoryStore(), bus: createEventBus() });
+    await ws.write('a.txt', 'from the page');
+    const synced = createPyodideRuntime({}, { emit: () => undefined, workspace: ws });
+    try {
+      expect((await synced.syncWorkspace('in')).in!.count).to.equal(1);
+      await synced.execute('open("/workspace/b.txt", "w").write(open("/workspace/a.txt").read().upper())');
+      const out = await synced.syncWorkspace('out');
+      expect(out.out!.count).to.equal(1);
+      expect(ws.readText('b.txt')).to.equal('FROM THE PAGE');
+    } finally {
+      await synced.dispose();
+    }
+  });
+});
+
+describe('PyodideRuntime in a Web Worker: recovery and packages', () => {
+  it('replaces a worker stuck in a C loop and is usable after', async () => {
+    const rt = createPyodideRuntime({ interruptGraceMs: 500 }, { emit: () => undefined });
+    try {
+      const r = await rt.execute('sum(range(10**13))', { timeoutMs: 200 });
+      expect(!r.ok && r.error.type).to.equal('TimeoutError');
+      expect(!r.ok && r.hint).to.match(/restarted/);
+      const after = await rt.execute('2 + 2');
+      expect(after.ok && after.value).to.equal(4);
+      expect(rt.getState().restarts).to.equal(1);
+    } finally {
+      await rt.dispose();
+    }
+  });
+
+  it('installs by name through a configured package index (a local mirror)', async () => {
+    const rt = createPyodideRuntime({ packageIndexURL: new URL('/__armature/test-index/', location.href).href }, { emit: () => undefined });
+    try {
+      const r = await rt.installPackage('armature_fixture_indexed');
+      expect(r.ok, JSON.stringify(r)).to.equal(true);
+      const v = await rt.execute('import armature_fixture_indexed\narmature_fixture_indexed.VALUE');
+      expect(v.ok && v.value).to.equal('armature_fixture_indexed 2.0.0');
+    } finally {
+      await rt.dispose();
+    }
+  });
+});

@@ -31,6 +31,7 @@ export class ArmatureDashboard extends LitElement {
     h2 { font-size: 13px; text-transform: uppercase; letter-spacing: 0.06em; color: #4a5366; margin: 0 0 8px; }
     .grid { display: grid; gap: 12px; }
     .slot { min-width: 0; }
+    .categories > section.category[data-wide] { grid-column: 1 / -1; }
     .toggle { font: inherit; font-size: 12px; border: 1px solid #cdd3de; background: #f4f6fa; border-radius: 4px; padding: 2px 8px; cursor: pointer; margin-bottom: 4px; }
     .toggle:focus-visible { outline: 2px solid #1f4fa8; outline-offset: 2px; }
     .collapsed-note { font-size: 12px; color: #4a5366; }
@@ -105,7 +106,8 @@ export class ArmatureDashboard extends LitElement {
     return html`<div class="categories">${CATEGORIES.map((cat) => {
       const mods = sys.modules.filter((m) => m.category === cat);
       if (!mods.length) return nothing;
-      return html`<section class="category" aria-label="${cat} modules"><h2>${cat}</h2><div class="grid">${mods.map((m) => this.renderModule(m))}</div></section>`;
+      // The tools category carries the Python console: give it the full width.
+      return html`<section class="category" ?data-wide=${cat === 'tools'} aria-label="${cat} modules"><h2>${cat}</h2><div class="grid">${mods.map((m) => this.renderModule(m))}</div></section>`;
     })}</div>`;
   }
 }

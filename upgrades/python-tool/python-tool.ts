@@ -39,6 +39,8 @@ export interface ExecutePythonArgs {
   install_packages?: string[];
   sync_workspace?: boolean;
   timeout_ms?: number;
+  /** Tags the run's output events (the console follows its own run). Not part of the tool schema. */
+  runId?: string;
 }
 
 /** What `execute_python` returns on success (failures become `{ ok: false, error, hint }`). */
@@ -62,6 +64,12 @@ export interface PythonToolApi {
   getSystemPrompt(persona?: Persona): string;
   /** Size of the prompt fragment against the JSON schemas of the same tools, in characters. */
   getPromptStats(persona?: Persona): { promptChars: number; schemaChars: number; ratio: number };
+  /** The runtime's state (packages, status, transport), for widgets. */
+  getRuntimeState(): ReturnType<PyodideRuntimeApi['getState']>;
+  /** Tools this upgrade provides and the namespaces usable from Python. */
+  getCatalog(): { tools: { name: string; description: string }[]; namespaces: { namespace: string; tools: string[] }[] };
+  /** Interrupts the running Python code (KeyboardInterrupt; a restart if it does not stop). */
+  interrupt(): void;
 }
 
 const byteLength = (v: unknown) => {
@@ -195,7 +203,10 @@ export function createPythonTool(options: PythonToolOptions) {
         }
       }
       await syncModules();
-      const result = await runtime.execute(args.code, args.timeout_ms === undefined ? {} : { timeoutMs: args.timeout_ms });
+      const result = await runtime.execute(args.code, {
+        ...(args.timeout_ms === undefined ? {} : { timeoutMs: args.timeout_ms }),
+        ...(args.runId === undefined ? {} : { runId: args.runId }),
+      });
       if (args.sync_workspace) {
         try {
           sync.out = (await runtime.syncWorkspace('out')).out;
@@ -234,6 +245,17 @@ export function createPythonTool(options: PythonToolOptions) {
 
     getSystemPrompt: (p = persona) => generateSystemPrompt({ tools: declarations(p), personaName: p.name }),
 
+    getRuntimeState: () => runtime.getState(),
+
+    getCatalog: () => ({
+      tools: declarations()
+        .filter((d) => d.module === 'PythonTool')
+        .map((d) => ({ name: d.name, description: d.description })),
+      namespaces: api.listSkills(),
+    }),
+
+    interrupt: () => runtime.interrupt(),
+
     getPromptStats(p = persona) {
       const promptChars = api.getSystemPrompt(p).length;
       const schemaChars = JSON.stringify(declarations(p).map((d: ToolDeclaration) => ({ name: d.name, description: d.description, input_schema: d.inputSchema }))).length;
@@ -244,7 +266,8 @@ export function createPythonTool(options: PythonToolOptions) {
   /** Tool handlers; a Python error becomes `{ ok: false, error: { code: <Python type> }, hint }`. */
   const tools = {
     execute_python: async (args: Record<string, unknown>) => {
-      const r = await api.executePython(args as unknown as ExecutePythonArgs);
+      const { runId: _ignored, ...fromAgent } = args as unknown as ExecutePythonArgs;
+      const r = await api.executePython(fromAgent);
       if (!r.ok) {
         throw new ArmatureError(r.error.type, `${r.error.type}: ${r.error.message}`, {
           details: { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime, line: r.error.line, column: r.error.column },

@@ -1,0 +1,128 @@
+import { css, html, nothing } from 'lit';
+import type { PythonLoadStage, PythonStatus } from '../../src/kernel/events.ts';
+import { BusController } from '../../src/widgets/bus-controller.ts';
+import { ModuleWidget, widgetStyles, type WidgetControl, type WidgetState, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { metadata } from './index.ts';
+import type { PyodideRuntimeApi } from './runtime.ts';
+
+const STAGES: { id: PythonLoadStage; label: string }[] = [
+  { id: 'fetch', label: 'Fetch' },
+  { id: 'compile', label: 'Compile' },
+  { id: 'stdlib', label: 'Start Python' },
+  { id: 'ready', label: 'Ready' },
+];
+
+const STATE_OF: Record<PythonStatus, WidgetState> = {
+  idle: 'disabled',
+  loading: 'loading',
+  ready: 'idle',
+  busy: 'active',
+  restarting: 'warning',
+  error: 'error',
+};
+
+/** Formats bytes for people. */
+function mb(n: number | undefined): string {
+  return n === undefined ? 'unknown' : `${(n / 1024 / 1024).toFixed(0)} MB`;
+}
+
+/** PyodideRuntime widget: load progress by stage, state, call_tool transport, memory; interrupt and restart. */
+export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
+  static override styles = [
+    widgetStyles,
+    css`
+      .bar { display: flex; align-items: center; gap: 8px; margin-top: 8px; }
+      progress { flex: 1; height: 10px; }
+      ol.stages { display: flex; gap: 10px; list-style: none; padding: 0; margin: 6px 0 0; font-size: 12px; flex-wrap: wrap; }
+      ol.stages li[data-done='true'] { color: #0a6b2f; }
+      ol.stages li[data-current='true'] { font-weight: 600; }
+      dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; font-size: 12px; margin: 8px 0 0; }
+      dt { color: #4a5366; }
+      dd { margin: 0; }
+    `,
+  ];
+
+  private stage: PythonLoadStage | undefined;
+  private percent = 0;
+  private stageMessage = '';
+  private lastActivity: number | undefined;
+  private readonly events = new BusController(
+    this,
+    () => this.bus,
+    ['python:progress', 'python:state', 'python:started', 'python:finished'],
+    (r) => {
+      this.lastActivity = r.at;
+      if (r.type === 'python:progress') {
+        const p = r.payload as { stage: PythonLoadStage; percent: number; message?: string };
+        this.stage = p.stage;
+        this.percent = p.percent;
+        this.stageMessage = p.message ?? '';
+      }
+    },
+  );
+
+  protected override onContext(): void {
+    this.events.connect();
+  }
+
+  private get runtime(): PyodideRuntimeApi | undefined {
+    return this.context?.api;
+  }
+
+  getStatus(): WidgetStatus {
+    const s = this.runtime?.getState();
+    if (!s) return { state: 'error', primaryMetric: 'unavailable', secondaryMetric: '', message: 'The runtime module did not load.' };
+    const state = STATE_OF[s.status];
+    const primary = s.status === 'loading' ? `Loading ${Math.round(this.percent)}%` : s.status === 'idle' ? 'Not started' : `Python ${s.pythonVersion ?? ''}`.trim();
+    return {
+      state,
+      primaryMetric: primary,
+      secondaryMetric: `${s.executions} runs · ${s.restarts} restarts`,
+      lastActivity: this.lastActivity,
+      message: s.status === 'error' ? `${s.lastError?.type ?? 'Error'}: ${s.lastError?.message ?? 'the runtime failed'}` : undefined,
+    };
+  }
+
+  override getControls(): WidgetControl[] {
+    const s = this.runtime?.getState();
+    if (!s) return [];
+    const controls: WidgetControl[] = [];
+    if (s.status === 'idle' || s.status === 'error') controls.push({ id: 'start', label: s.status === 'error' ? 'Start again' : 'Start Python', action: () => void this.runtime!.init().catch(() => undefined) });
+    controls.push({ id: 'interrupt', label: 'Interrupt', disabled: s.status !== 'busy', action: () => this.runtime!.interrupt() });
+    controls.push({ id: 'restart', label: 'Restart', disabled: s.status === 'loading' || s.status === 'restarting', action: () => void this.runtime!.restart().catch(() => undefined) });
+    return controls;
+  }
+
+  protected override renderBody() {
+    const s = this.runtime?.getState();
+    if (!s) return nothing;
+    const loading = s.status === 'loading' || s.status === 'restarting';
+    const currentIndex = STAGES.findIndex((st) => st.id === this.stage);
+    return html`
+      ${loading || this.stage !== 'ready'
+        ? html`<div class="bar">
+              <progress max="100" .value=${this.percent} aria-label="Python start-up progress">${Math.round(this.percent)}%</progress>
+              <span>${Math.round(this.percent)}%</span>
+            </div>
+            <ol class="stages" aria-label="start-up stages">
+              ${STAGES.map(
+                (st, i) =>
+                  html`<li data-done=${i < currentIndex || this.stage === 'ready' ? 'true' : 'false'} data-current=${i === currentIndex ? 'true' : 'false'}>
+                    ${i < currentIndex || this.stage === 'ready' ? '✓' : i === currentIndex ? '…' : '○'} ${st.label}
+                  </li>`,
+              )}
+            </ol>
+            ${this.stageMessage ? html`<div class="secondary">${this.stageMessage}</div>` : nothing}`
+        : nothing}
+      <dl>
+        <dt>Status</dt><dd>${s.status}</dd>
+        <dt>Pyodide</dt><dd>${s.pyodideVersion ?? '—'}</dd>
+        <dt>call_tool transport</dt><dd>${s.transport ?? '—'}</dd>
+        <dt>Memory (wasm heap)</dt><dd>${mb(s.memoryBytes)}</dd>
+        <dt>Packages</dt><dd>${s.packages.length}</dd>
+      </dl>
+    `;
+  }
+}
+
+if (metadata.widget && !customElements.get(metadata.widget)) customElements.define(metadata.widget, PyodideRuntimeWidget);

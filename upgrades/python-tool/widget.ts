@@ -1,0 +1,80 @@
+import { css, html, nothing } from 'lit';
+import { BusController } from '../../src/widgets/bus-controller.ts';
+import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { formatRelative } from '../../src/widgets/relative-time.ts';
+import './console.ts';
+import { metadata } from './index.ts';
+import type { PythonToolApi } from './python-tool.ts';
+
+/**
+ * PythonTool widget: executions, success rate, mean time, recent errors, the tool catalog,
+ * installed packages with versions, the last execution as relative time, and the Python console.
+ */
+export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
+  static override styles = [
+    widgetStyles,
+    css`
+      .grid { display: grid; grid-template-columns: repeat(4, 1fr); gap: 6px; margin: 8px 0; }
+      .stat { border: 1px solid #eceff4; border-radius: 6px; padding: 4px 6px; }
+      .stat b { display: block; font-size: 16px; }
+      .stat span { font-size: 11px; color: #4a5366; }
+      details { margin-top: 6px; font-size: 12px; }
+      summary { cursor: pointer; }
+      ul { margin: 4px 0; padding-left: 18px; }
+      python-console { margin-top: 10px; }
+    `,
+  ];
+
+  private readonly events = new BusController(this, () => this.bus, ['python:finished', 'python:package-installed', 'python:state'], () => undefined);
+
+  protected override onContext(): void {
+    this.events.connect();
+  }
+
+  getStatus(): WidgetStatus {
+    const api = this.context?.api;
+    if (!api) return { state: 'error', primaryMetric: 'unavailable', secondaryMetric: '' };
+    const s = api.getStats();
+    const rt = api.getRuntimeState();
+    const state = rt.status === 'busy' ? 'active' : rt.status === 'error' ? 'error' : rt.status === 'ready' ? (s.lastExecution && !s.lastExecution.ok ? 'warning' : 'idle') : 'loading';
+    return {
+      state,
+      primaryMetric: `${s.executions} executions`,
+      secondaryMetric: rt.status === 'ready' || rt.status === 'busy' ? 'Python ready' : `Python ${rt.status}`,
+      lastActivity: s.lastExecution?.at,
+      message: state === 'warning' && s.errors[0] ? `Last run failed: ${s.errors[0].type}: ${s.errors[0].message}` : undefined,
+    };
+  }
+
+  protected override renderBody() {
+    const api = this.context?.api;
+    if (!api) return nothing;
+    const s = api.getStats();
+    const catalog = api.getCatalog();
+    const packages = api.getRuntimeState().packages;
+    return html`
+      <div class="grid" aria-label="execution statistics">
+        <div class="stat"><b>${s.executions}</b><span>executions</span></div>
+        <div class="stat"><b>${s.successRate === undefined ? '—' : `${Math.round(s.successRate * 100)}%`}</b><span>success rate</span></div>
+        <div class="stat"><b>${s.executions ? `${s.meanMs.toFixed(0)} ms` : '—'}</b><span>mean time</span></div>
+        <div class="stat"><b>${s.failures}</b><span>errors</span></div>
+      </div>
+      <div class="secondary">Last execution: ${s.lastExecution ? html`${formatRelative(s.lastExecution.at)} (${s.lastExecution.ok ? '✓ ok' : '✖ failed'}, ${s.lastExecution.durationMs.toFixed(0)} ms)` : 'never'}</div>
+      ${s.errors.length
+        ? html`<details><summary>Recent errors (${s.errors.length})</summary><ul>${s.errors.map((e) => html`<li>${formatRelative(e.at)}: ${e.type}: ${e.message}</li>`)}</ul></details>`
+        : nothing}
+      <details>
+        <summary>Tool catalog (${catalog.tools.length} tools, ${catalog.namespaces.length} namespaces from Python)</summary>
+        <ul>${catalog.tools.map((t) => html`<li><code>${t.name}</code> — ${t.description}</li>`)}</ul>
+        <ul>${catalog.namespaces.map((n) => html`<li><code>from tools.${n.namespace} import</code> ${n.tools.join(', ')}</li>`)}</ul>
+      </details>
+      <details>
+        <summary>Installed packages (${packages.length})</summary>
+        ${packages.length ? html`<ul>${packages.map((p) => html`<li>${p.name} ${p.version}</li>`)}</ul>` : html`<p class="empty">None beyond the standard library.</p>`}
+      </details>
+      <python-console .python=${api} .bus=${this.bus}></python-console>
+    `;
+  }
+}
+
+if (metadata.widget && !customElements.get(metadata.widget)) customElements.define(metadata.widget, PythonToolWidget);

@@ -44,6 +44,8 @@ export interface ArmatureEvents {
   'python:stderr': { runId: string; chunk: string };
   /** A Python run finished. */
   'python:finished': { runId: string; ok: boolean; executionTime: number; errorType?: string };
+  /** PythonTool finished an execution and updated its statistics. */
+  'python-tool:executed': { runId: string; ok: boolean; durationMs: number; errorType?: string };
   /** A package was installed into the Python runtime. */
   'python:package-installed': { name: string; version: string };
   /** `call_tool` inside Python called a JS tool. */

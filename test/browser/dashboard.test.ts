@@ -28,6 +28,7 @@ describe('armature-dashboard', () => {
     // Blueprints fails to import: the dashboard must show its error in its place.
     sys = await boot({
       platform: createBrowserPlatform({ dbPrefix: `dash-${Date.now()}` }),
+      config: { PyodideRuntime: { autoStart: false } },
       importer: (entry) => (entry.includes('blueprints') ? Promise.reject(new Error('blueprints bundle is corrupt')) : importUpgrade(entry)),
     });
   });
@@ -36,7 +37,9 @@ describe('armature-dashboard', () => {
   it('lays out each loaded module widget by category and a failed module as its error', async () => {
     const el = await mountDashboard(sys);
     const sections = [...el.shadowRoot!.querySelectorAll('section.category')].map((s) => s.querySelector('h2')!.textContent);
-    expect(sections).to.deep.equal(['core', 'storage', 'knowledge']);
+    expect(sections).to.deep.equal(['core', 'runtime', 'tools', 'storage', 'knowledge']);
+    expect(el.shadowRoot!.querySelector('[data-module=PyodideRuntime] pyodide-runtime-widget')).to.not.equal(null);
+    expect(el.shadowRoot!.querySelector('[data-module=PythonTool] python-tool-widget')).to.not.equal(null);
     expect(el.shadowRoot!.querySelector('[data-module=ToolRunner] tool-runner-widget')).to.not.equal(null);
     expect(el.shadowRoot!.querySelector('[data-module=Workspace] workspace-widget')).to.not.equal(null);
     const card = el.shadowRoot!.querySelector('[data-module=Blueprints] module-error-card')!;

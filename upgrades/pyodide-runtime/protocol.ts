@@ -109,6 +109,8 @@ export interface InitResult {
 /** `response.value` of an `execute` request. */
 export interface ExecuteValue {
   value: unknown;
+  /** WebAssembly heap size after the run, when measurable. */
+  memoryBytes?: number;
 }
 
 /** One installed package. */

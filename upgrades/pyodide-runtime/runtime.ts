@@ -389,6 +389,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       if (wasRestart) restarts++;
       synced = {};
       packages = await listPackagesNow(started);
+      const mem = await request<{ wasmHeapBytes: number | null }>(started, { type: 'memory' });
+      if (mem.ok) memoryBytes = (mem.value as { wasmHeapBytes: number | null }).wasmHeapBytes ?? undefined;
       setStatus('ready');
       return started;
     })().finally(() => {
@@ -465,6 +467,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     executions++;
     let result: ExecuteResult;
     if (res.ok) {
+      memoryBytes = (res.value as ExecuteValue).memoryBytes ?? memoryBytes;
       result = { ok: true, value: (res.value as ExecuteValue).value, stdout: join(out.stdout, o.maxChars), stderr: join(out.stderr, o.maxChars), executionTime: now() - t0, runId };
     } else if (timedOut) {
       const error: PythonErrorInfo = {
@@ -485,12 +488,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     }
     if (!result.ok) lastError = result.error;
     host.emit('python:finished', result.ok ? { runId, ok: true, executionTime: result.executionTime } : { runId, ok: false, executionTime: result.executionTime, errorType: result.error.type });
-    if (live === l && !l.dead) {
-      setStatus('ready');
-      void request<{ wasmHeapBytes: number | null }>(l, { type: 'memory' }).then((m) => {
-        if (m.ok) memoryBytes = (m.value as { wasmHeapBytes: number | null }).wasmHeapBytes ?? undefined;
-      });
-    }
+    if (live === l && !l.dead) setStatus('ready');
     return result;
   }
 

@@ -262,7 +262,7 @@ async function execute(id: string, runId: string, code: string): Promise<void> {
     }
     stdout.flush();
     stderr.flush();
-    if (ok) reply(id, { value: toPlain(payload) });
+    if (ok) reply(id, { value: toPlain(payload), memoryBytes: heapBytes() });
     else fail(id, toPlain(payload) as PythonErrorInfo);
   } catch (e) {
     stdout.flush();
@@ -318,6 +318,11 @@ async function install(id: string, spec: { source: string } | { fileName: string
     });
   }
   reply(id, { installed: loaded.map((p) => p.name), messages });
+}
+
+/** Size of the WebAssembly heap in bytes (it only grows), when Pyodide exposes it. */
+function heapBytes(): number | undefined {
+  return (py as unknown as { _module?: { HEAPU8?: Uint8Array } } | undefined)?._module?.HEAPU8?.byteLength;
 }
 
 function wheelName(file: string): string {
@@ -396,10 +401,8 @@ async function handle(msg: HostMessage): Promise<void> {
       return writeFiles(msg.id, msg.root, msg.files);
     case 'read-changed':
       return readChanged(msg.id, msg.root, msg.known, msg.maxBytes);
-    case 'memory': {
-      const bytes = (py as unknown as { _module?: { HEAPU8?: Uint8Array } })._module?.HEAPU8?.byteLength;
-      return reply(msg.id, { wasmHeapBytes: bytes ?? null });
-    }
+    case 'memory':
+      return reply(msg.id, { wasmHeapBytes: heapBytes() ?? null });
   }
 }
 

@@ -131,7 +131,7 @@ export class PythonConsole extends LitElement {
       return html`<p class="value" role="status">✓ finished in ${r.executionTime.toFixed(0)} ms${r.value === null || r.value === undefined ? '' : html` — value: <code>${JSON.stringify(r.value, null, 1)}</code>`}</p>`;
     }
     return html`<div class="error" role="alert">
-      <strong>✖ ${r.error.type}</strong>: ${r.error.message}
+      <strong>✖ ${r.error.type}</strong>${r.error.message ? `: ${r.error.message}` : ''}
       ${r.error.traceback ? html`<pre aria-label="traceback">${r.error.traceback}</pre>` : nothing}
       ${r.hint ? html`<div class="hint">Hint: ${r.hint}</div>` : nothing}
     </div>`;

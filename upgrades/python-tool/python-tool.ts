@@ -162,6 +162,10 @@ export function createPythonTool(options: PythonToolOptions) {
       stats.failures++;
       stats.errors = [{ type: result.error.type, message: result.error.message, at: Date.now() }, ...stats.errors].slice(0, 10);
     }
+    bus.emit(
+      'python-tool:executed',
+      result.ok ? { runId: result.runId, ok: true, durationMs: result.executionTime } : { runId: result.runId, ok: false, durationMs: result.executionTime, errorType: result.error.type },
+    );
   }
 
   const failure = (type: string, message: string, hint?: string): ExecuteResult => ({

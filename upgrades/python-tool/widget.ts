@@ -25,7 +25,7 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
     `,
   ];
 
-  private readonly events = new BusController(this, () => this.bus, ['python:finished', 'python:package-installed', 'python:state'], () => undefined);
+  private readonly events = new BusController(this, () => this.bus, ['python-tool:executed', 'python:package-installed', 'python:state'], () => undefined);
 
   protected override onContext(): void {
     this.events.connect();
@@ -42,7 +42,7 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
       primaryMetric: `${s.executions} executions`,
       secondaryMetric: rt.status === 'ready' || rt.status === 'busy' ? 'Python ready' : `Python ${rt.status}`,
       lastActivity: s.lastExecution?.at,
-      message: state === 'warning' && s.errors[0] ? `Last run failed: ${s.errors[0].type}: ${s.errors[0].message}` : undefined,
+      message: state === 'warning' && s.errors[0] ? `Last run failed: ${s.errors[0].type}${s.errors[0].message ? `: ${s.errors[0].message}` : ''}` : undefined,
     };
   }
 
@@ -61,7 +61,7 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
       </div>
       <div class="secondary">Last execution: ${s.lastExecution ? html`${formatRelative(s.lastExecution.at)} (${s.lastExecution.ok ? '✓ ok' : '✖ failed'}, ${s.lastExecution.durationMs.toFixed(0)} ms)` : 'never'}</div>
       ${s.errors.length
-        ? html`<details><summary>Recent errors (${s.errors.length})</summary><ul>${s.errors.map((e) => html`<li>${formatRelative(e.at)}: ${e.type}: ${e.message}</li>`)}</ul></details>`
+        ? html`<details><summary>Recent errors (${s.errors.length})</summary><ul>${s.errors.map((e) => html`<li>${formatRelative(e.at)}: ${e.type}${e.message ? `: ${e.message}` : ''}</li>`)}</ul></details>`
         : nothing}
       <details>
         <summary>Tool catalog (${catalog.tools.length} tools, ${catalog.namespaces.length} namespaces from Python)</summary>

@@ -40,7 +40,7 @@ describe('tool-runner-widget', () => {
     expect(stateOf(el)).to.equal('warning');
     expect(text(el)).to.contain('boom failed: Error: it broke');
     const rows = $$(el, 'table[aria-label="recent tool calls"] tbody tr').map((r) => r.textContent!.replace(/\s+/g, ' ').trim());
-    expect(rows[0]).to.match(/^boom 🐍 python [\d.]+ ✖ Error: it broke$/);
+    expect(rows[0]).to.match(/^boom Python [\d.]+ ✖ Error: it broke$/);
     expect(rows[1]).to.match(/^slow agent [\d.]+ ✓ ok$/);
     expect(text(el)).to.contain('2 calls');
     el.remove();

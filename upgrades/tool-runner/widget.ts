@@ -65,7 +65,7 @@ export class ToolRunnerWidget extends ModuleWidget<ToolRunnerApi> {
             <tbody>${this.calls.map(
               (c) => html`<tr>
                 <td>${c.name}</td>
-                <td>${c.caller === 'python' ? '🐍 python' : c.caller}</td>
+                <td>${c.caller === 'python' ? 'Python' : c.caller}</td>
                 <td class="num">${c.durationMs === undefined ? '…' : c.durationMs.toFixed(1)}</td>
                 <td class=${c.ok === undefined ? '' : c.ok ? 'ok' : 'fail'}>${c.ok === undefined ? 'running' : c.ok ? '✓ ok' : html`✖ ${c.error}`}</td>
               </tr>`,

@@ -1,0 +1,130 @@
+// End to end against the served dashboard, as a person uses it: the real esbuild bundle, the real
+// server (cross-origin isolated), Pyodide in a Web Worker, driven in the system Chromium.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { buildDashboard, startServer, type RunningServer } from '../../src/server/serve.ts';
+import { projectRoot } from '../../src/platform/node.ts';
+
+const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+
+// Page-side helpers as plain source: functions passed to evaluate() must not carry the helpers
+// the TypeScript loader adds to named functions.
+const PAGE_HELPERS = `
+window.__deepFind = function (sel, root) {
+  root = root || document;
+  var hit = root.querySelector(sel);
+  if (hit) return hit;
+  var all = root.querySelectorAll('*');
+  for (var i = 0; i < all.length; i++) {
+    if (all[i].shadowRoot) { var f = window.__deepFind(sel, all[i].shadowRoot); if (f) return f; }
+  }
+  return undefined;
+};
+window.__deepText = function (node) {
+  var out = '';
+  var kids = node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes;
+  if (node.nodeType === 3) return node.textContent;
+  for (var i = 0; i < kids.length; i++) out += window.__deepText(kids[i]);
+  return out;
+};`;
+
+/** Text of the first element matching `selector` anywhere, shadow roots included. */
+function deepText(p: Page, selector: string): Promise<string> {
+  return p.evaluate((sel) => {
+    const w = window as unknown as { __deepFind(s: string): Element | undefined; __deepText(n: Node): string };
+    const el = w.__deepFind(sel);
+    return el ? w.__deepText(el) : '';
+  }, selector);
+}
+
+async function waitForText(selector: string, pattern: RegExp, timeout = 60_000): Promise<string> {
+  const t0 = Date.now();
+  let last = '';
+  while (Date.now() - t0 < timeout) {
+    last = await deepText(page, selector);
+    if (pattern.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${selector} never matched ${pattern}; last text: ${last.slice(0, 300)}`);
+}
+
+/** The console's shadow root handle. */
+async function consoleRoot() {
+  const handle = await page.evaluateHandle(() => {
+    const dash = document.querySelector('armature-dashboard')!.shadowRoot!;
+    const widget = dash.querySelector('python-tool-widget')!.shadowRoot!;
+    return widget.querySelector('python-console')!.shadowRoot!;
+  });
+  return handle;
+}
+
+before(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  const outDir = join(artifacts, 'dist');
+  await buildDashboard({ root: projectRoot, outDir, minify: false });
+  server = await startServer({ root: projectRoot, outDir, port: 0 });
+  browser = await puppeteer.launch({
+    executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  page = await browser.newPage();
+  await page.evaluateOnNewDocument(PAGE_HELPERS);
+  await page.setViewport({ width: 1400, height: 1100 });
+  // A fresh IndexedDB per run: the page persists the workspace across loads.
+  await page.goto(server.url, { waitUntil: 'load' });
+  await page.evaluate(() => new Promise((r) => { const req = indexedDB.deleteDatabase('armature:workspace'); req.onsuccess = req.onerror = req.onblocked = () => r(null); }));
+  await page.reload({ waitUntil: 'load' });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('the page boots, is cross-origin isolated, and Python becomes ready with the shared-memory bridge', async () => {
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  await waitForText('armature-dashboard', /ToolRunner[\s\S]*PyodideRuntime[\s\S]*PythonTool[\s\S]*Workspace[\s\S]*Blueprints/);
+  await waitForText('pyodide-runtime-widget', /call_tool transport\s*shared-memory/, 90_000);
+});
+
+test('console: print and call_tool stream in, and the written file appears in the workspace widget', async () => {
+  const root = await consoleRoot();
+  const editor = (await root.evaluateHandle((r) => (r as ShadowRoot).querySelector('textarea')!)).asElement()! as unknown as import('puppeteer-core').ElementHandle<Element>;
+  await editor.click();
+  await editor.type('print("hi")\ncall_tool("write_file", {"path": "from-console.txt", "content": "written by Python"})\nprint("err line", file=__import__("sys").stderr)\n6 * 7');
+  // Ctrl+Enter runs, as a keyboard user would.
+  await page.keyboard.down('Control');
+  await page.keyboard.press('Enter');
+  await page.keyboard.up('Control');
+  await waitForText('python-console', /value: 42/);
+  const out = await root.evaluate((r) => [...(r as ShadowRoot).querySelectorAll('.out span')].map((s) => [s.className, s.textContent]));
+  assert.deepEqual(out, [['stdout', 'hi\n'], ['stderr', 'err line\n']]);
+  await waitForText('workspace-widget', /from-console\.txt/);
+  await waitForText('tool-runner-widget', /write_file\s*Python/);
+  await waitForText('python-tool-widget', /1 executions[\s\S]*100%/);
+  await waitForText('pyodide-runtime-widget', /Memory \(wasm heap\)\s*\d+ MB/);
+  await page.screenshot({ path: join(artifacts, 'dashboard-after-run.png'), fullPage: true });
+});
+
+test('the Interrupt button stops `while True: pass`', async () => {
+  const root = await consoleRoot();
+  await root.evaluate((r) => {
+    const ta = (r as ShadowRoot).querySelector('textarea')!;
+    ta.value = 'while True: pass';
+  });
+  await root.evaluate((r) => (r as ShadowRoot).querySelector<HTMLButtonElement>('[data-control=run]')!.click());
+  await waitForText('python-console', /Running…/);
+  await new Promise((r) => setTimeout(r, 300));
+  await root.evaluate((r) => (r as ShadowRoot).querySelector<HTMLButtonElement>('[data-control=interrupt]')!.click());
+  const text = await waitForText('python-console', /KeyboardInterrupt/, 10_000);
+  assert.match(text, /Hint: The run was interrupted/);
+  await page.screenshot({ path: join(artifacts, 'dashboard-interrupted.png'), fullPage: true });
+});

@@ -60,6 +60,8 @@ export interface ServeOptions {
   host?: string;
   /** Directory of the built bundles. Default: `<root>/dist`. */
   outDir?: string;
+  /** HTML served at `/`. Default: the dashboard page (`src/dashboard/index.html`). */
+  html?: string;
 }
 
 /** A running dashboard server. */
@@ -83,7 +85,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
   const dist = sirv(outDir, { dev: true, setHeaders });
   const pyodide = sirv(pyodideDir(), { dev: false, maxAge: 3600, setHeaders });
-  const page = await readFile(join(options.root, 'src/dashboard/index.html'));
+  const page = options.html ?? (await readFile(join(options.root, 'src/dashboard/index.html')));
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     setHeaders(res);

@@ -90,12 +90,14 @@ export const ProgressMessageSchema = z.object({
 });
 export const StreamMessageSchema = z.object({ type: z.literal('stream'), id, runId: z.string(), stream: z.enum(['stdout', 'stderr']), chunk: z.string() });
 export const ToolCallMessageSchema = z.object({ type: z.literal('tool-call'), id, callId: z.number(), name: z.string(), args: z.unknown() });
-export const ResponseMessageSchema = z.union([
+export const ResponseMessageSchema = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('response'), id, ok: z.literal(true), value: z.unknown() }),
   z.object({ type: z.literal('response'), id, ok: z.literal(false), error: PythonErrorSchema, fatal: z.boolean().optional() }),
 ]);
 
-export const WorkerMessageSchema = z.union([ProgressMessageSchema, StreamMessageSchema, ToolCallMessageSchema, ResponseMessageSchema]);
+// Discriminated on `type`, so each message is checked against its own schema only (this runs for
+// every stream chunk and tool call).
+export const WorkerMessageSchema = z.discriminatedUnion('type', [ProgressMessageSchema, StreamMessageSchema, ToolCallMessageSchema, ResponseMessageSchema]);
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
 export type ResponseMessage = z.infer<typeof ResponseMessageSchema>;
 

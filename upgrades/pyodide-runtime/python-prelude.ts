@@ -69,8 +69,10 @@ def _encode_args(name, args):
 
 
 def _finish(name, answer):
-    status = answer[0]
-    data = marshal.loads(answer[1].to_bytes())
+    # One buffer per answer: a status byte, then the marshal-encoded value (one proxy, one copy).
+    raw = answer.to_bytes()
+    status = raw[0]
+    data = marshal.loads(memoryview(raw)[1:])
     if status == ${TOOL_STATUS.ok}:
         return data
     if status == ${TOOL_STATUS.interrupted}:

@@ -79,6 +79,12 @@ export interface PyodideRuntimeOptions {
   modules?: () => { path: string; source: string }[];
   /** Most time `init()` may take, in ms. Default: 120000. */
   initTimeoutMs?: number;
+  /**
+   * Start a replacement worker as soon as a run times out, so that if Python ignores the interrupt
+   * the restart is already under way when the grace period ends (it is discarded otherwise).
+   * Default: true.
+   */
+  prestartOnTimeout?: boolean;
 }
 
 /** Options of one run. */
@@ -201,6 +207,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     maxChars: options.maxResultOutputChars ?? 1024 * 1024,
     packageIndexURL: options.packageIndexURL ?? DEFAULT_PACKAGE_INDEX,
     initTimeoutMs: options.initTimeoutMs ?? 120_000,
+    prestart: options.prestartOnTimeout ?? true,
   };
   let status: PythonStatus = 'idle';
   let live: Live | undefined;
@@ -361,15 +368,33 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     return l;
   }
 
-  /** Starts (or restarts) the worker once, however many callers ask at the same time. */
-  function ensureLive(): Promise<Live> {
-    if (disposed) return Promise.reject(Object.assign(new Error('the runtime is disposed'), { info: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' } }));
-    if (live && !live.dead) return live.ready.then(() => live!);
+  /** Stops a worker that was started but not adopted. */
+  function discard(prepared: Promise<Live> | undefined): void {
+    void prepared?.then((l) => {
+      l.dead = true;
+      return l.worker.terminate();
+    }).catch(() => undefined);
+  }
+
+  /**
+   * Starts (or restarts) the worker once, however many callers ask at the same time.
+   * `prepared` is a worker already being started (see `prestartOnTimeout`) to adopt instead.
+   */
+  function ensureLive(prepared?: Promise<Live>): Promise<Live> {
+    if (disposed) {
+      discard(prepared);
+      return Promise.reject(Object.assign(new Error('the runtime is disposed'), { info: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' } }));
+    }
+    if (live && !live.dead) {
+      discard(prepared);
+      return live.ready.then(() => live!);
+    }
+    if (starting) discard(prepared);
     starting ??= (async () => {
       const wasRestart = restartPending || !!live;
       restartPending = false;
       setStatus(wasRestart ? 'restarting' : 'loading');
-      const started = await start();
+      const started = await (prepared ?? start());
       if (disposed) {
         // dispose() ran while the worker was being created: do not leave it running.
         started.dead = true;
@@ -404,7 +429,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     return r.ok ? (r.value as PackageInfo[]) : packages;
   }
 
-  async function replaceWorker(): Promise<void> {
+  async function replaceWorker(prepared?: Promise<Live>): Promise<void> {
     const old = live;
     setStatus('restarting');
     restartPending = true;
@@ -415,7 +440,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       old.pending.clear();
       await old.worker.terminate().catch(() => undefined);
     }
-    await ensureLive();
+    await ensureLive(prepared);
   }
 
   function errorResult(runId: string, error: PythonErrorInfo, t0: number, out?: { stdout: string[]; stderr: string[] }, hint?: string): ExecuteResult {
@@ -441,16 +466,24 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       clearTimeout(graceTimer);
       signalTimer = undefined;
     };
+    let spare: Promise<Live> | undefined;
     const signal = () => {
       if (signalTimer) return;
       const send = () => l.interrupt && Atomics.store(l.interrupt, 0, 2);
       send();
       signalTimer = setInterval(send, o.resignalMs);
+      // Most interrupts work within milliseconds; when one does not, the replacement is half-ready.
+      if (o.prestart && l.interrupt) {
+        spare = start();
+        spare.then((s) => s.ready).catch(() => undefined);
+      }
       graceTimer = setTimeout(() => {
         // Python did not stop (a loop inside C, a long sleep): replace the worker.
         restarted = true;
         stopSignals();
-        void replaceWorker().catch(() => undefined);
+        const next = spare;
+        spare = undefined;
+        void replaceWorker(next).catch(() => undefined);
       }, l.interrupt ? o.interruptGraceMs : 0);
     };
     activeRun = { signal };
@@ -461,6 +494,9 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     const res = await request<ExecuteValue>(l, { type: 'execute', id, runId, code });
     clearTimeout(timeout);
     stopSignals();
+    // The interrupt worked: the prepared replacement is not needed.
+    discard(spare);
+    spare = undefined;
     activeRun = undefined;
     l.outputs.delete(id);
     if (l.interrupt) Atomics.store(l.interrupt, 0, 0);

@@ -48,7 +48,7 @@ let interrupt: Int32Array | undefined;
 let lockPackages = new Map<string, { name: string; version: string }>();
 let currentRun: { id: string; runId: string } | undefined;
 let callSeq = 0;
-const pendingAsyncCalls = new Map<number, (answer: [number, Uint8Array]) => void>();
+const pendingAsyncCalls = new Map<number, (status: number, payload: Uint8Array) => void>();
 
 /** stdout/stderr: decoded incrementally, flushed every `flushMs` or 64 KB, always at the end of a run. */
 class OutputStream {
@@ -220,25 +220,33 @@ function parseArgs(json: string): unknown {
   );
 }
 
-/** `_armature_js.call_sync`: posts the call and blocks on the shared channel. Returns [status, marshal bytes]. */
-function callSync(name: string, argsJson: string): [number, Uint8Array] {
-  if (!channel) return [TOOL_STATUS.bridgeError, toMarshal({ code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' })];
+/** An answer for Python: the status byte, then the marshal-encoded value. */
+function answer(status: number, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(payload.length + 1);
+  out[0] = status;
+  out.set(payload, 1);
+  return out;
+}
+
+/** `_armature_js.call_sync`: posts the call and blocks on the shared channel. */
+function callSync(name: string, argsJson: string): Uint8Array {
+  if (!channel) return answer(TOOL_STATUS.bridgeError, toMarshal({ code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' }));
   const callId = ++callSeq;
   port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) });
   try {
     const { status, payload } = channel.waitFor(callId, { interrupt });
-    return [status, payload];
+    return answer(status, payload);
   } catch (e) {
-    if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return [TOOL_STATUS.interrupted, toMarshal(null)];
-    return [TOOL_STATUS.bridgeError, toMarshal({ code: 'BRIDGE_FAILED', message: String((e as Error).message) })];
+    if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return answer(TOOL_STATUS.interrupted, toMarshal(null));
+    return answer(TOOL_STATUS.bridgeError, toMarshal({ code: 'BRIDGE_FAILED', message: String((e as Error).message) }));
   }
 }
 
 /** `_armature_js.call_async`: posts the call; the answer arrives as a `tool-result` message. */
-function callAsync(name: string, argsJson: string): Promise<[number, Uint8Array]> {
+function callAsync(name: string, argsJson: string): Promise<Uint8Array> {
   const callId = ++callSeq;
   return new Promise((resolve) => {
-    pendingAsyncCalls.set(callId, resolve);
+    pendingAsyncCalls.set(callId, (status, payload) => resolve(answer(status, payload)));
     port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) });
   });
 }
@@ -378,7 +386,7 @@ function readChanged(id: string, root: string, known: Record<string, number>, ma
 async function handle(msg: HostMessage): Promise<void> {
   if (msg.type === 'init') return init(msg);
   if (msg.type === 'tool-result') {
-    pendingAsyncCalls.get(msg.callId)?.([msg.status, msg.payload]);
+    pendingAsyncCalls.get(msg.callId)?.(msg.status, msg.payload);
     pendingAsyncCalls.delete(msg.callId);
     return;
   }

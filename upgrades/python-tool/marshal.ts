@@ -28,7 +28,8 @@ const T_REF = 0x72; // r
 const FLAG_REF = 0x80;
 
 class Writer {
-  buf = new Uint8Array(1 << 16);
+  // Small to start: most tool results are tiny, and the buffer doubles as needed.
+  buf = new Uint8Array(256);
   view = new DataView(this.buf.buffer);
   pos = 0;
   private readonly encoder = new TextEncoder();

@@ -1,0 +1,54 @@
+// call_tool: round trips and throughput for each transport side by side — Node (shared memory,
+// async messages) and Chromium (shared memory, JSPI) in one run — with the issue's targets.
+import { createPyodideRuntime } from '../upgrades/pyodide-runtime/runtime.ts';
+import type { Transport } from '../upgrades/pyodide-runtime/protocol.ts';
+import { benchToolHandler, measureTransport } from './bridge-cases.ts';
+import { withBenchPage } from './browser/run-page.ts';
+import type { BenchRow } from './types.ts';
+
+async function node(transport: Transport): Promise<BenchRow[]> {
+  const rt = createPyodideRuntime({ transport, onToolCall: benchToolHandler, defaultTimeoutMs: 600_000 }, { emit: () => undefined });
+  try {
+    await rt.init();
+    return await measureTransport((code) => rt.execute(code), `Node ${transport}`, { isAsync: transport === 'async' });
+  } finally {
+    await rt.dispose();
+  }
+}
+
+async function chromium(): Promise<BenchRow[]> {
+  return withBenchPage('bench/browser/bridge-page.ts', async (page, url) => {
+    await page.goto(url);
+    await page.waitForFunction('window.__bench || window.__benchError', { timeout: 900_000, polling: 500 });
+    const error = await page.evaluate('window.__benchError');
+    if (error) throw new Error(String(error));
+    return (await page.evaluate('window.__bench')) as BenchRow[];
+  });
+}
+
+function find(rows: BenchRow[], name: string): BenchRow {
+  const r = rows.find((x) => x.name === name);
+  if (!r) throw new Error(`bench row missing: ${name}`);
+  return r;
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const rows = [...(await node('shared-memory')), ...(await node('async')), ...(await chromium())];
+  const target = (name: string, text: string, ok: (v: number) => boolean) => {
+    const r = find(rows, name);
+    r.target = text;
+    r.pass = ok(r.value);
+  };
+  target('Node shared-memory: tiny round trip p50', '<= 40 µs', (v) => v <= 40);
+  target('Chromium shared-memory: tiny round trip p50', '<= 80 µs', (v) => v <= 80);
+  target('Node shared-memory: 10 MB as one text value', '>= 300 MB/s', (v) => v >= 300);
+  target('Node shared-memory: 10 MB as rows (marshal)', '>= 100 MB/s', (v) => v >= 100);
+  const sm = find(rows, 'Chromium shared-memory: 10 MB as one text value').value;
+  const jspi = find(rows, 'Chromium jspi: 10 MB as one text value').value;
+  rows.push({ suite: 'call_tool', name: 'Chromium 10 MB text: shared memory vs JSPI (speed-up)', value: sm / jspi, unit: 'x', target: '>= 5x', pass: sm / jspi >= 5 });
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const r of await run()) console.log(JSON.stringify(r));
+}

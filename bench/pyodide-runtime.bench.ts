@@ -96,8 +96,8 @@ export async function run(): Promise<BenchRow[]> {
   rows.push({ suite, name: 'stdout throughput to a subscriber (10 MB)', value: mbps, unit: 'MB/s', target: '>= 20 MB/s', pass: mbps >= 20 });
   const spare = await recovery(true);
   const plain = await recovery(false);
-  rows.push({ suite, name: 'recovery after a stuck C loop, replacement started at timeout (grace 1 s)', value: spare.total, unit: 'ms', target: '<= 4000 ms', pass: spare.total <= 4000 });
-  rows.push({ suite, name: 'recovery after a stuck C loop, replacement started after grace (grace 1 s)', value: plain.total, unit: 'ms' });
+  rows.push({ suite, name: 'recovery after a stuck C loop, new worker after the grace (default; grace 1 s)', value: plain.total, unit: 'ms', target: '<= 4000 ms', pass: plain.total <= 4000 });
+  rows.push({ suite, name: 'recovery after a stuck C loop, new worker started at the timeout (grace 1 s)', value: spare.total, unit: 'ms' });
   return rows;
 }
 

@@ -1,6 +1,8 @@
 // The project's own manifests, upgrades and blueprints must agree with each other.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { readManifests } from '../../src/kernel/manifests.ts';
 import { importUpgrade } from '../../src/kernel/loader.ts';
 import { nodeProjectFiles, projectRoot } from '../../src/platform/node.ts';
@@ -21,14 +23,14 @@ test('every upgrade names a blueprint that exists, and its entry agrees with the
   }
 });
 
-test('every blueprint targets an upgrade that exists (or the kernel), and its prerequisites exist', async () => {
+test('every blueprint targets an upgrade that exists (or the kernel), and its prerequisites and artifacts exist', async () => {
   const [m, blueprints] = await Promise.all([readManifests(project), loadBlueprints(project)]);
   assert.ok(blueprints.length >= 10, `expected the kernel and upgrade blueprints, found ${blueprints.length}`);
   const ids = new Set(blueprints.map((b) => b.id));
-  const planned = new Set(['PyodideRuntime', 'PythonTool']); // blueprints may describe an upgrade before it lands
   for (const b of blueprints) {
-    assert.ok(b.target === 'kernel' || m.upgrades.has(b.target) || planned.has(b.target), `${b.file} targets ${b.target}, which is not an upgrade`);
+    assert.ok(b.target === 'kernel' || m.upgrades.has(b.target), `${b.file} targets ${b.target}, which is not an upgrade`);
     for (const p of b.prerequisites) assert.ok(ids.has(p), `${b.file} lists prerequisite ${p}, which is not a blueprint`);
+    for (const a of b.artifacts) assert.ok(existsSync(join(projectRoot, a)), `${b.file} lists artifact ${a}, which does not exist`);
   }
 });
 

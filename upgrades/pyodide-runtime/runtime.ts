@@ -82,7 +82,8 @@ export interface PyodideRuntimeOptions {
   /**
    * Start a replacement worker as soon as a run times out, so that if Python ignores the interrupt
    * the restart is already under way when the grace period ends (it is discarded otherwise).
-   * Default: true.
+   * It pays off with spare cores; on two cores the stuck worker and the new one compete, and
+   * `npm run bench` measured no gain, so it is off by default. Default: false.
    */
   prestartOnTimeout?: boolean;
 }
@@ -207,7 +208,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     maxChars: options.maxResultOutputChars ?? 1024 * 1024,
     packageIndexURL: options.packageIndexURL ?? DEFAULT_PACKAGE_INDEX,
     initTimeoutMs: options.initTimeoutMs ?? 120_000,
-    prestart: options.prestartOnTimeout ?? true,
+    prestart: options.prestartOnTimeout ?? false,
   };
   let status: PythonStatus = 'idle';
   let live: Live | undefined;

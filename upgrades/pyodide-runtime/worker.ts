@@ -234,8 +234,10 @@ function callSync(name: string, argsJson: string): Uint8Array {
   const callId = ++callSeq;
   port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) });
   try {
-    const { status, payload } = channel.waitFor(callId, { interrupt });
-    return answer(status, payload);
+    // The channel leaves byte 0 free, so the status goes in without copying the payload again.
+    const { status, payload } = channel.waitFor(callId, { interrupt, reserve: 1 });
+    payload[0] = status;
+    return payload;
   } catch (e) {
     if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return answer(TOOL_STATUS.interrupted, toMarshal(null));
     return answer(TOOL_STATUS.bridgeError, toMarshal({ code: 'BRIDGE_FAILED', message: String((e as Error).message) }));

@@ -224,5 +224,7 @@ export function toMarshal(value: unknown): Uint8Array {
   };
 
   encode(value);
-  return w.buf.slice(0, w.pos);
+  // A view, not a copy: the writer is discarded, and large results are copied enough already.
+  // Only trim when the buffer is mostly slack (it may be transferred whole to a worker).
+  return w.buf.length > w.pos * 2 && w.pos > 4096 ? w.buf.slice(0, w.pos) : w.buf.subarray(0, w.pos);
 }

@@ -35,8 +35,8 @@ export function sharedMemoryAvailable(): boolean {
   return typeof SharedArrayBuffer === 'function' && typeof Atomics === 'object' && (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated !== false;
 }
 
-/** Allocates a channel with a data region of `dataBytes`. Default: 4 MiB. */
-export function createSyncChannelBuffers(dataBytes = 4 * 1024 * 1024): SyncChannelBuffers {
+/** Allocates a channel with a data region of `dataBytes`. Default: 8 MiB (fewer handshakes for big answers). */
+export function createSyncChannelBuffers(dataBytes = 8 * 1024 * 1024): SyncChannelBuffers {
   return { control: new SharedArrayBuffer(CONTROL_WORDS * 4), data: new SharedArrayBuffer(dataBytes) };
 }
 
@@ -119,6 +119,8 @@ export interface WaitOptions {
   interrupt?: Int32Array;
   /** How often to look at `interrupt` while waiting, in ms. Default: 50. */
   sliceMs?: number;
+  /** Bytes to leave free at the start of the returned payload (e.g. for a status byte). Default: 0. */
+  reserve?: number;
 }
 
 /** The worker side: blocks until the answer to a call has arrived whole. */
@@ -139,6 +141,7 @@ export class SyncChannelClient {
   waitFor(callId: number, options: WaitOptions = {}): { status: number; payload: Uint8Array } {
     const c = this.control;
     const slice = options.sliceMs ?? 50;
+    const reserve = options.reserve ?? 0;
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     let out: Uint8Array | undefined;
     let received = 0;
@@ -158,14 +161,14 @@ export class SyncChannelClient {
       const status = Atomics.load(c, STATUS);
       const last = offset + len >= total;
       if (id === callId) {
-        out ??= new Uint8Array(total);
+        out ??= new Uint8Array(total + reserve);
         // Copy out of shared memory: decoders reject shared views, and the host reuses the region.
-        out.set(this.data.subarray(0, len), offset);
+        out.set(this.data.subarray(0, len), offset + reserve);
         received += len;
       }
       Atomics.store(c, STATE, last ? IDLE : TAKEN);
       Atomics.notify(c, STATE);
-      if (id === callId && last && received >= total) return { status, payload: out ?? new Uint8Array(0) };
+      if (id === callId && last && received >= total) return { status, payload: out ?? new Uint8Array(reserve) };
     }
   }
 }

@@ -1,0 +1,87 @@
+// The runtime widget renders each state from bus events. The runtime here is a stand-in whose
+// state the test sets; the real runtime drives the same widget in test/e2e/dashboard.test.ts.
+import { expect } from 'chai';
+import { createEventBus } from '../../src/kernel/event-bus.ts';
+import type { PythonStatus } from '../../src/kernel/events.ts';
+import type { PyodideRuntimeApi, RuntimeState } from './runtime.ts';
+import { PyodideRuntimeWidget } from './widget.ts';
+import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
+
+function setup() {
+  const bus = createEventBus();
+  const calls: string[] = [];
+  let state: RuntimeState = { status: 'idle', packages: [], executions: 0, restarts: 0 };
+  const runtime = {
+    getState: () => state,
+    init: async () => void calls.push('init'),
+    interrupt: () => void calls.push('interrupt'),
+    restart: async () => void calls.push('restart'),
+  } as unknown as PyodideRuntimeApi;
+  const el = new PyodideRuntimeWidget();
+  el.context = { bus, moduleId: 'PyodideRuntime', api: runtime, report: report('PyodideRuntime', { category: 'runtime' }) };
+  const set = (status: PythonStatus, extra: Partial<RuntimeState> = {}) => {
+    state = { ...state, status, ...extra };
+    bus.emit('python:state', { status });
+  };
+  return { bus, el, calls, set };
+}
+
+const buttons = (el: Element) => $$(el, '.controls button').map((b) => `${b.textContent!.trim()}${(b as HTMLButtonElement).disabled ? ' (disabled)' : ''}`);
+
+describe('pyodide-runtime-widget', () => {
+  it('goes through disabled, loading (with stage progress), idle, active, warning and error', async () => {
+    const { bus, el, calls, set } = setup();
+    await mount(el);
+    expect(stateOf(el)).to.equal('disabled');
+    expect(buttons(el)).to.deep.equal(['Start Python', 'Interrupt (disabled)', 'Restart']);
+    ($(el, '[data-control=start]') as HTMLButtonElement).click();
+    expect(calls).to.deep.equal(['init']);
+
+    set('loading');
+    bus.emit('python:progress', { stage: 'fetch', percent: 40 });
+    bus.emit('python:progress', { stage: 'compile', percent: 55, message: 'compiling the WebAssembly module' });
+    await settle(el);
+    expect(stateOf(el)).to.equal('loading');
+    expect((($(el, 'progress') as HTMLProgressElement).value)).to.equal(55);
+    expect($$(el, 'ol.stages li').map((li) => li.textContent!.replace(/\s+/g, ' ').trim())).to.deep.equal(['✓ Fetch', '… Compile', '○ Start Python', '○ Ready']);
+    expect(text(el)).to.contain('compiling the WebAssembly module');
+
+    bus.emit('python:progress', { stage: 'ready', percent: 100 });
+    set('ready', { pythonVersion: '3.13.2', pyodideVersion: '0.29.5', transport: 'shared-memory', memoryBytes: 20 * 1024 * 1024 });
+    await settle(el);
+    expect(stateOf(el)).to.equal('idle');
+    expect($(el, 'progress')).to.equal(null);
+    expect(text(el)).to.match(/Python 3\.13\.2.*call_tool transport\s*shared-memory.*Memory \(wasm heap\)\s*20 MB/);
+
+    set('busy');
+    await settle(el);
+    expect(stateOf(el)).to.equal('active');
+    expect(buttons(el)).to.deep.equal(['Interrupt', 'Restart']);
+    ($(el, '[data-control=interrupt]') as HTMLButtonElement).click();
+    ($(el, '[data-control=restart]') as HTMLButtonElement).click();
+    expect(calls).to.deep.equal(['init', 'interrupt', 'restart']);
+
+    set('restarting');
+    await settle(el);
+    expect(stateOf(el)).to.equal('warning');
+
+    set('error', { lastError: { type: 'WorkerCrashed', message: 'the Python worker exited (code 1)', traceback: '' } });
+    await settle(el);
+    expect(stateOf(el)).to.equal('error');
+    expect($(el, '[role=alert]')!.textContent).to.equal('WorkerCrashed: the Python worker exited (code 1)');
+    expect(buttons(el)[0]).to.equal('Start again');
+    el.remove();
+  });
+
+  it('mounted late, shows the load progress from the bus history; leaves no listener behind', async () => {
+    const { bus, el, set } = setup();
+    set('loading');
+    bus.emit('python:progress', { stage: 'stdlib', percent: 70 });
+    const before = bus.listenerCount();
+    await mount(el);
+    expect((($(el, 'progress') as HTMLProgressElement).value)).to.equal(70);
+    expect(bus.listenerCount()).to.be.greaterThan(before);
+    el.remove();
+    expect(bus.listenerCount()).to.equal(before);
+  });
+});

@@ -1,0 +1,171 @@
+// The PythonTool widget and its console, with a stand-in PythonTool API whose answers the test
+// controls; the real one drives the same widget in test/e2e/dashboard.test.ts.
+import { expect } from 'chai';
+import { createEventBus } from '../../src/kernel/event-bus.ts';
+import type { ExecuteResult, RuntimeState } from '../pyodide-runtime/runtime.ts';
+import type { PythonToolApi, PythonToolStats } from './python-tool.ts';
+import type { PythonConsole } from './console.ts';
+import { PythonToolWidget } from './widget.ts';
+import { $, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
+
+function setup() {
+  const bus = createEventBus({ historySize: 5000 });
+  let stats: PythonToolStats = { executions: 0, successes: 0, failures: 0, meanMs: 0, errors: [] };
+  let runtime: RuntimeState = { status: 'loading', packages: [], executions: 0, restarts: 0 };
+  let next: (code: string, runId: string) => Promise<ExecuteResult> = async () => ({ ok: true, value: null, stdout: '', stderr: '', executionTime: 1, runId: 'x' });
+  let interrupted = 0;
+  const api = {
+    getStats: () => stats,
+    getRuntimeState: () => runtime,
+    getCatalog: () => ({ tools: [{ name: 'execute_python', description: 'Run Python.' }], namespaces: [{ namespace: 'workspace', tools: ['read_file'] }] }),
+    interrupt: () => void interrupted++,
+    executePython: (args: { code: string; runId?: string }) => next(args.code, args.runId!),
+  } as unknown as PythonToolApi;
+  const el = new PythonToolWidget();
+  el.context = { bus, moduleId: 'PythonTool', api, report: report('PythonTool', { category: 'tools' }) };
+  return {
+    bus,
+    el,
+    setStats: (s: Partial<PythonToolStats>) => (stats = { ...stats, ...s }),
+    setRuntime: (r: Partial<RuntimeState>) => (runtime = { ...runtime, ...r }),
+    onRun: (f: typeof next) => (next = f),
+    interrupts: () => interrupted,
+  };
+}
+
+const consoleOf = (el: Element) => $(el, 'python-console') as unknown as PythonConsole;
+
+describe('python-tool-widget', () => {
+  it('renders loading, idle, active, warning and error with statistics, catalog and packages', async () => {
+    const f = setup();
+    await mount(f.el);
+    expect(stateOf(f.el)).to.equal('loading');
+    f.setRuntime({ status: 'ready', packages: [{ name: 'attrs', version: '23.2.0' }] });
+    f.bus.emit('python:state', { status: 'ready' });
+    await settle(f.el);
+    expect(stateOf(f.el)).to.equal('idle');
+    expect(text(f.el)).to.match(/0 executions.*Python ready/);
+    expect(text(f.el)).to.contain('attrs 23.2.0');
+    expect(text(f.el)).to.contain('from tools.workspace import read_file');
+    f.setRuntime({ status: 'busy' });
+    f.bus.emit('python:state', { status: 'busy' });
+    await settle(f.el);
+    expect(stateOf(f.el)).to.equal('active');
+    f.setRuntime({ status: 'ready' });
+    f.setStats({ executions: 4, successes: 3, failures: 1, successRate: 0.75, meanMs: 12.4, errors: [{ type: 'ValueError', message: 'bad', at: Date.now() }], lastExecution: { at: Date.now(), ok: false, durationMs: 9 } });
+    f.bus.emit('python-tool:executed', { runId: 'r', ok: false, durationMs: 9, errorType: 'ValueError' });
+    await settle(f.el);
+    expect(stateOf(f.el)).to.equal('warning');
+    expect(text(f.el)).to.match(/Last run failed: ValueError: bad/);
+    expect(text(f.el)).to.match(/4\s*executions\s*75%\s*success rate\s*12 ms\s*mean time\s*1\s*errors/);
+    expect(text(f.el)).to.match(/Last execution: just now \(✖ failed, 9 ms\)/);
+    f.setRuntime({ status: 'error' });
+    f.bus.emit('python:state', { status: 'error' });
+    await settle(f.el);
+    expect(stateOf(f.el)).to.equal('error');
+    f.el.remove();
+  });
+
+  it('console: streams only its own run, tells stderr apart, shows value or traceback and hint', async () => {
+    const f = setup();
+    f.setRuntime({ status: 'ready' });
+    await mount(f.el);
+    const c = consoleOf(f.el);
+    await c.updateComplete;
+    f.onRun(async (_code, runId) => {
+      f.bus.emit('python:stdout', { runId: 'someone-else', chunk: 'not mine\n' });
+      f.bus.emit('python:stdout', { runId, chunk: 'hello\n' });
+      f.bus.emit('python:stderr', { runId, chunk: 'careful\n' });
+      await new Promise((r) => setTimeout(r, 50));
+      return { ok: true, value: { answer: 42 }, stdout: 'hello\n', stderr: 'careful\n', executionTime: 5, runId };
+    });
+    await c.run('print("hello")');
+    await settle(c);
+    const spans = [...c.shadowRoot!.querySelectorAll('.out span')].map((s) => [s.className, s.textContent]);
+    expect(spans).to.deep.equal([['stdout', 'hello\n'], ['stderr', 'careful\n']]);
+    expect(getComputedStyle(c.shadowRoot!.querySelector('.out .stderr')!, '::before').content).to.equal('"[stderr] "');
+    expect(c.shadowRoot!.querySelector('.value')!.textContent).to.match(/value: \{\s*"answer": 42\s*\}/);
+    f.onRun(async (_code, runId) => ({
+      ok: false,
+      error: { type: 'ZeroDivisionError', message: 'division by zero', traceback: 'Traceback (most recent call last):\n  File "<python:2>", line 1\nZeroDivisionError: division by zero\n' },
+      hint: 'Do not divide by zero.',
+      stdout: '',
+      stderr: '',
+      executionTime: 1,
+      runId,
+    }));
+    await c.run('1/0');
+    await settle(c);
+    const err = c.shadowRoot!.querySelector('[role=alert]')!;
+    expect(err.textContent).to.contain('ZeroDivisionError: division by zero');
+    expect(err.querySelector('pre')!.textContent).to.contain('File "<python:2>", line 1');
+    expect(err.textContent).to.contain('Hint: Do not divide by zero.');
+    f.el.remove();
+  });
+
+  it('console: Ctrl+Enter runs, Interrupt is enabled only while running', async () => {
+    const f = setup();
+    f.setRuntime({ status: 'ready' });
+    await mount(f.el);
+    const c = consoleOf(f.el);
+    await c.updateComplete;
+    let release!: () => void;
+    let ran = '';
+    f.onRun((code, runId) => {
+      ran = code;
+      return new Promise((r) => (release = () => r({ ok: true, value: null, stdout: '', stderr: '', executionTime: 1, runId })));
+    });
+    const ta = c.shadowRoot!.querySelector('textarea')!;
+    ta.value = 'while True: pass';
+    ta.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', ctrlKey: true, bubbles: true }));
+    await settle(c);
+    expect(ran).to.equal('while True: pass');
+    const interrupt = c.shadowRoot!.querySelector<HTMLButtonElement>('[data-control=interrupt]')!;
+    expect(interrupt.disabled).to.equal(false);
+    interrupt.click();
+    expect(f.interrupts()).to.equal(1);
+    release();
+    await new Promise((r) => setTimeout(r, 20));
+    await settle(c);
+    expect(c.shadowRoot!.querySelector<HTMLButtonElement>('[data-control=interrupt]')!.disabled).to.equal(true);
+    f.el.remove();
+  });
+
+  it('console: 100,000 lines render as a bounded window with a hidden-line count, and the full log keeps all', async () => {
+    const f = setup();
+    f.setRuntime({ status: 'ready' });
+    await mount(f.el);
+    const c = consoleOf(f.el);
+    await c.updateComplete;
+    f.onRun(async (_code, runId) => {
+      for (let chunk = 0; chunk < 100; chunk++) {
+        let s = '';
+        for (let i = 0; i < 1000; i++) s += `line ${chunk * 1000 + i}\n`;
+        f.bus.emit('python:stdout', { runId, chunk: s });
+        if (chunk % 10 === 0) await new Promise((r) => setTimeout(r, 0));
+      }
+      return { ok: true, value: null, stdout: '', stderr: '', executionTime: 1, runId };
+    });
+    await c.run('for i in range(100000): print("line", i)');
+    await settle(c);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    await c.updateComplete;
+    const shown = c.shadowRoot!.querySelector('.out')!.textContent!.trimEnd().split('\n');
+    expect(shown.length).to.equal(2000);
+    expect(shown.at(-1)).to.equal('line 99999');
+    expect(c.shadowRoot!.querySelector('.hidden-note')!.textContent).to.match(/98,000 earlier lines hidden/);
+    const log = (c as unknown as { output: { fullLog(): string } }).output.fullLog();
+    expect(log.split('\n').length - 1).to.equal(100000);
+    f.el.remove();
+  });
+
+  it('leaves no listener behind when removed', async () => {
+    const f = setup();
+    const before = f.bus.listenerCount();
+    await mount(f.el);
+    await consoleOf(f.el).updateComplete;
+    expect(f.bus.listenerCount()).to.be.greaterThan(before);
+    f.el.remove();
+    expect(f.bus.listenerCount()).to.equal(before);
+  });
+});

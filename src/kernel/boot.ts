@@ -103,6 +103,7 @@ function unavailableRunner(persona: Persona, reports: ModuleReport[]): ToolRunne
     },
     getToolDeclarations: () => [],
     hasTool: () => false,
+    getToolInstances: () => [],
     getStats: () => [],
   };
 }

@@ -35,6 +35,8 @@ export interface ExecuteOptions {
   caller?: ToolCaller;
   /** Timeout for this call in ms. Default: the tool's `timeoutMs`, else the runner's default (30 s). */
   timeoutMs?: number;
+  /** Which registration of a tool registered several times (`registerTools(..., { instance })`). Default: the only one. */
+  instance?: string;
 }
 
 /** Per-tool statistics. */
@@ -49,14 +51,20 @@ export interface ToolStats {
 
 /** The ToolRunner's public API (contract of the `ToolRunner` upgrade). */
 export interface ToolRunnerApi {
-  /** Registers tools implemented by `executor`. The disposable unregisters them. */
-  registerTools(declarations: readonly ToolDeclaration[], executor: ToolExecutor): Disposable;
+  /**
+   * Registers tools implemented by `executor`. The disposable unregisters them. A tool group can
+   * be registered several times, each with its own `instance` id (e.g. two databases); callers
+   * then pick one with `instance` (Python: `instance_id=`).
+   */
+  registerTools(declarations: readonly ToolDeclaration[], executor: ToolExecutor, options?: { instance?: string }): Disposable;
   /** Runs a tool. Never throws. */
   executeTool<T = unknown>(name: string, args?: unknown, options?: ExecuteOptions): Promise<ToolResult<T>>;
   /** Declarations of registered tools the persona allows. Default persona: the booted one. */
   getToolDeclarations(options?: { persona?: Persona }): ToolDeclaration[];
   /** Whether a tool is registered (allowed or not). */
   hasTool(name: string): boolean;
+  /** Instance ids of a tool registered several times (empty for a single registration). */
+  getToolInstances(name: string): string[];
   /** Statistics for every tool that has been called or registered. */
   getStats(): ToolStats[];
 }

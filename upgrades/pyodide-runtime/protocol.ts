@@ -89,7 +89,15 @@ export const ProgressMessageSchema = z.object({
   message: z.string().optional(),
 });
 export const StreamMessageSchema = z.object({ type: z.literal('stream'), id, runId: z.string(), stream: z.enum(['stdout', 'stderr']), chunk: z.string() });
-export const ToolCallMessageSchema = z.object({ type: z.literal('tool-call'), id, callId: z.number(), name: z.string(), args: z.unknown() });
+export const ToolCallMessageSchema = z.object({
+  type: z.literal('tool-call'),
+  id,
+  callId: z.number(),
+  name: z.string(),
+  args: z.unknown(),
+  /** Which registration of a tool registered several times (Python's instance_id). */
+  instance: z.string().optional(),
+});
 export const ResponseMessageSchema = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('response'), id, ok: z.literal(true), value: z.unknown() }),
   z.object({ type: z.literal('response'), id, ok: z.literal(false), error: PythonErrorSchema, fatal: z.boolean().optional() }),

@@ -80,25 +80,33 @@ def _finish(name, answer):
     raise ToolError(name, data.get("code", "TOOL_FAILED"), data.get("message", ""), data.get("hint"))
 
 
-def call_tool(name, args=None):
+def _instance(instance_id):
+    if instance_id is not None and not isinstance(instance_id, str):
+        raise TypeError(f"instance_id must be a str, got {type(instance_id).__name__}")
+    return instance_id
+
+
+def call_tool(name, args=None, instance_id=None):
     """Calls the Armature tool \`name\` with \`args\` (a dict) and returns its value as native Python data.
 
+    instance_id picks one registration of a tool registered several times (e.g. two databases).
     Raises ToolError when the tool fails (unknown tool, invalid arguments, not allowed, ...).
     """
     payload = _encode_args(name, args)
+    instance = _instance(instance_id)
     if TRANSPORT == "shared-memory":
-        return _finish(name, _armature_js.call_sync(name, payload))
+        return _finish(name, _armature_js.call_sync(name, payload, instance))
     if TRANSPORT == "jspi":
         from pyodide.ffi import run_sync
 
-        return _finish(name, run_sync(_armature_js.call_async(name, payload)))
+        return _finish(name, run_sync(_armature_js.call_async(name, payload, instance)))
     raise RuntimeError(_NO_SYNC)
 
 
-async def call_tool_async(name, args=None):
+async def call_tool_async(name, args=None, instance_id=None):
     """Like call_tool, but awaitable; works on every transport."""
     payload = _encode_args(name, args)
-    return _finish(name, await _armature_js.call_async(name, payload))
+    return _finish(name, await _armature_js.call_async(name, payload, _instance(instance_id)))
 `;
 
 export const RUNNER_MODULE = `

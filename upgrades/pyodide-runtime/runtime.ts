@@ -49,6 +49,7 @@ export interface RuntimeHost {
 export type ToolCallHandler = (
   name: string,
   args: unknown,
+  instance?: string,
 ) => Promise<{ ok: true; value: unknown } | { ok: false; error: { code: string; message: string }; hint?: string }>;
 
 /** Options of {@link createPyodideRuntime}. */
@@ -249,12 +250,12 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     });
   }
 
-  async function answerToolCall(l: Live, msg: { id: string; callId: number; name: string; args: unknown }, t: Transport) {
+  async function answerToolCall(l: Live, msg: { id: string; callId: number; name: string; args: unknown; instance?: string }, t: Transport) {
     let status: number = TOOL_STATUS.ok;
     let payload: Uint8Array;
     try {
       const r = toolCallHandler
-        ? await toolCallHandler(msg.name, msg.args)
+        ? await toolCallHandler(msg.name, msg.args, msg.instance)
         : { ok: false as const, error: { code: 'NO_TOOLS', message: 'no tools are connected to this Python runtime' } };
       if (r.ok) {
         try {

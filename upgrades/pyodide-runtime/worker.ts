@@ -220,6 +220,11 @@ function parseArgs(json: string): unknown {
   );
 }
 
+function toolCall(callId: number, name: string, argsJson: string, instance: string | null | undefined): WorkerMessage {
+  const msg = { type: 'tool-call' as const, id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) };
+  return typeof instance === 'string' ? { ...msg, instance } : msg;
+}
+
 /** An answer for Python: the status byte, then the marshal-encoded value. */
 function answer(status: number, payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(payload.length + 1);
@@ -229,10 +234,10 @@ function answer(status: number, payload: Uint8Array): Uint8Array {
 }
 
 /** `_armature_js.call_sync`: posts the call and blocks on the shared channel. */
-function callSync(name: string, argsJson: string): Uint8Array {
+function callSync(name: string, argsJson: string, instance?: string | null): Uint8Array {
   if (!channel) return answer(TOOL_STATUS.bridgeError, toMarshal({ code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' }));
   const callId = ++callSeq;
-  port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) });
+  port.post(toolCall(callId, name, argsJson, instance));
   try {
     // The channel leaves byte 0 free, so the status goes in without copying the payload again.
     const { status, payload } = channel.waitFor(callId, { interrupt, reserve: 1 });
@@ -245,11 +250,11 @@ function callSync(name: string, argsJson: string): Uint8Array {
 }
 
 /** `_armature_js.call_async`: posts the call; the answer arrives as a `tool-result` message. */
-function callAsync(name: string, argsJson: string): Promise<Uint8Array> {
+function callAsync(name: string, argsJson: string, instance?: string | null): Promise<Uint8Array> {
   const callId = ++callSeq;
   return new Promise((resolve) => {
     pendingAsyncCalls.set(callId, (status, payload) => resolve(answer(status, payload)));
-    port.post({ type: 'tool-call', id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) });
+    port.post(toolCall(callId, name, argsJson, instance));
   });
 }
 

@@ -109,19 +109,28 @@ export function signatureOf(tool: ToolDeclaration): string {
     .join(', ')})`;
 }
 
-function docstring(tool: ToolDeclaration, params: PyParam[], indent: string): string {
+function docstring(tool: ToolDeclaration, params: PyParam[], indent: string, instances: readonly string[] = []): string {
   const lines = [tool.description, ''];
-  if (params.length) {
-    lines.push('Args:');
-    for (const p of params) lines.push(`    ${p.ident}: ${p.description || p.pyType}${p.required ? '' : ` Default: ${p.defaultLiteral}.`}`);
-    lines.push('');
-  }
+  lines.push('Args:');
+  for (const p of params) lines.push(`    ${p.ident}: ${p.description || p.pyType}${p.required ? '' : ` Default: ${p.defaultLiteral}.`}`);
+  lines.push(
+    instances.length
+      ? `    instance_id: which instance to use, one of ${instances.map((i) => JSON.stringify(i)).join(', ')} (required: this tool has several).`
+      : '    instance_id: for tools registered several times; leave it out here.',
+  );
+  lines.push('');
   lines.push(`Returns the tool's value (dict/list/str/...). Raises ToolError when the tool fails.`);
   return `${indent}"""${lines.map((l, i) => (i === 0 || !l ? l : indent + l)).join('\n').replace(/\\/g, '\\\\').replace(/"""/g, '\\"\\"\\"')}\n${indent}"""`;
 }
 
-/** Python source of the module `tools.<namespace>`. */
-export function generatePythonModule(namespace: string, tools: readonly ToolDeclaration[]): string {
+/** Instance ids by tool name, for tools registered several times. */
+export type ToolInstances = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * Python source of the module `tools.<namespace>`. Every function takes a keyword-only
+ * `instance_id` that picks one registration of a tool registered several times.
+ */
+export function generatePythonModule(namespace: string, tools: readonly ToolDeclaration[], instances: ToolInstances = new Map()): string {
   const out = [
     `"""Armature tools in the ${namespace} namespace, generated from modules/tools-*.json. Do not edit.`,
     '',
@@ -137,15 +146,16 @@ export function generatePythonModule(namespace: string, tools: readonly ToolDecl
   for (const t of tools) {
     const params = paramsOf(t);
     const sig = params.map((p) => (p.required ? `${p.ident}: ${p.pyType}` : `${p.ident}: ${p.pyType} | None = ${p.defaultLiteral}`));
+    sig.push('*', 'instance_id: str | None = None');
     out.push('');
     out.push(`def ${t.name}(${sig.join(', ')}) -> Any:`);
-    out.push(docstring(t, params, '    '));
+    out.push(docstring(t, params, '    ', instances.get(t.name)));
     out.push('    _args: dict[str, Any] = {}');
     for (const p of params) {
       if (p.required) out.push(`    _args[${JSON.stringify(p.name)}] = ${p.ident}`);
       else out.push(`    if ${p.ident} is not None:\n        _args[${JSON.stringify(p.name)}] = ${p.ident}`);
     }
-    out.push(`    return _call_tool(${JSON.stringify(t.name)}, _args)`);
+    out.push(`    return _call_tool(${JSON.stringify(t.name)}, _args, instance_id=instance_id)`);
     out.push('');
   }
   return out.join('\n');
@@ -193,7 +203,7 @@ function exampleValue(p: PyParam): string {
 }
 
 /** The full SKILL.md of one namespace, with Python usage examples. */
-export function generateSkillDoc(namespace: string, tools: readonly ToolDeclaration[]): string {
+export function generateSkillDoc(namespace: string, tools: readonly ToolDeclaration[], instances: ToolInstances = new Map()): string {
   const out = [
     `# Skill: ${namespace}`,
     '',
@@ -219,7 +229,10 @@ export function generateSkillDoc(namespace: string, tools: readonly ToolDeclarat
       out.push('_Not callable from Python: ask for it as a tool call instead._', '');
       continue;
     }
-    out.push('```python', `from tools.${namespace} import ${t.name}`, '', `result = ${t.name}(${exampleArgs(t)})`, 'print(result)', '```', '');
+    const ids = instances.get(t.name) ?? [];
+    if (ids.length) out.push(`Instances: ${ids.map((i) => `\`${i}\``).join(', ')} — pass \`instance_id=\` to choose.`, '');
+    const args = [exampleArgs(t), ids.length ? `instance_id=${JSON.stringify(ids[0])}` : ''].filter(Boolean).join(', ');
+    out.push('```python', `from tools.${namespace} import ${t.name}`, '', `result = ${t.name}(${args})`, 'print(result)', '```', '');
   }
   return out.join('\n');
 }

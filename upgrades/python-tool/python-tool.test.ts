@@ -19,7 +19,7 @@ const decl = (name: string, module: string, properties: Record<string, unknown> 
   ...extra,
 });
 
-const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['echo', 'fail', 'big_text', 'big_rows', 'slow', 'execute_python', 'install_python_package', 'list_python_packages', 'list_skills', 'read_skill'], skills: [] };
+const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['echo', 'fail', 'big_text', 'big_rows', 'slow', 'query', 'execute_python', 'install_python_package', 'list_python_packages', 'list_skills', 'read_skill'], skills: [] };
 
 describe('PythonTool with the shared-memory bridge', () => {
   const bus = createEventBus({ historySize: 5000 });
@@ -188,10 +188,30 @@ rows = call_tool("big_rows", {"n": 100000})
 from tools.test_kit import echo
 import inspect
 (echo(value=[1, "two"]), str(inspect.signature(echo)))`);
-    assert.deepEqual(v, [[1, 'two'], '(value: typing.Any | None = None) -> Any']);
+    assert.deepEqual(v, [[1, 'two'], '(value: typing.Any | None = None, *, instance_id: str | None = None) -> Any']);
     const r = await python.executePython({ code: 'from tools.test_kit import echo\necho(valeu=1)' });
     assert.equal(!r.ok && r.error.type, 'TypeError');
     assert.match(!r.ok ? r.error.message : '', /unexpected keyword argument 'valeu'/);
+  });
+
+  test('instance_id picks one registration of a tool registered several times, from call_tool and generated modules', async () => {
+    const a = runner.registerTools([decl('query', 'TestKit', { q: { type: 'string' } })], (_n, args) => `prod: ${args.q}`, { instance: 'prod' });
+    const b = runner.registerTools([decl('query', 'TestKit', { q: { type: 'string' } })], (_n, args) => `staging: ${args.q}`, { instance: 'staging' });
+    try {
+      const v = await run(`
+from tools.test_kit import query
+out = [call_tool("query", {"q": "x"}, instance_id="prod"), query(q="y", instance_id="staging")]
+try:
+    query(q="z")
+except ToolError as e:
+    out.append((e.code, e.hint))
+out`);
+      assert.deepEqual(v, ['prod: x', 'staging: y', ['AMBIGUOUS_INSTANCE', 'Pass instance_id as one of: prod, staging.']]);
+      assert.match(python.readSkill('test_kit'), /Instances: `prod`, `staging` — pass `instance_id=` to choose\./);
+    } finally {
+      a.dispose();
+      b.dispose();
+    }
   });
 
   test('skills: list_skills, read_skill and the system prompt come from the registered tools', async () => {

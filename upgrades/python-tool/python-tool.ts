@@ -93,21 +93,22 @@ export function createPythonTool(options: PythonToolOptions) {
   let modulesKey = '';
 
   const declarations = (p: Persona = persona) => runner.getToolDeclarations({ persona: p });
+  const instancesOf = (list: readonly ToolDeclaration[]) => new Map(list.map((d) => [d.name, runner.getToolInstances(d.name)]));
   const pythonDeclarations = () => declarations().filter((d) => d.pythonCallable);
 
   /** Keeps the generated `tools.*` modules in step with the registered tools. */
   async function syncModules(): Promise<void> {
     const decls = pythonDeclarations();
-    const key = JSON.stringify(decls.map((d) => [d.name, d.module, d.inputSchema, d.description]));
+    const key = JSON.stringify(decls.map((d) => [d.name, d.module, d.inputSchema, d.description, runner.getToolInstances(d.name)]));
     if (key === modulesKey) return;
     modulesKey = key;
     const files = [{ path: 'tools/__init__.py', source: '"""Armature tools by namespace: from tools.workspace import read_file."""\n' }];
-    for (const [ns, list] of groupByNamespace(decls)) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list) });
+    for (const [ns, list] of groupByNamespace(decls)) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list, instancesOf(list)) });
     await runtime.setPythonModules(files);
   }
 
   // call_tool from Python: the same ToolRunner path as any call, marked as coming from Python.
-  runtime.setToolCallHandler(async (name, args): Promise<ToolResult> => {
+  runtime.setToolCallHandler(async (name, args, instance): Promise<ToolResult> => {
     const t0 = performance.now();
     const decl = runner.getToolDeclarations({ persona: { ...persona, tools: ['*'] } }).find((d) => d.name === name);
     let result: ToolResult;
@@ -122,7 +123,7 @@ export function createPythonTool(options: PythonToolOptions) {
         durationMs: 0,
       };
     } else {
-      result = await runner.executeTool(name, args, { caller: 'python' });
+      result = await runner.executeTool(name, args, instance === undefined ? { caller: 'python' } : { caller: 'python', instance });
     }
     const durationMs = performance.now() - t0;
     bus.emit('tool-bridge:called', { name, argBytes: byteLength(args), resultBytes: result.ok ? byteLength(result.value) : byteLength(result.error), durationMs, ok: result.ok });
@@ -242,7 +243,7 @@ export function createPythonTool(options: PythonToolOptions) {
           hint: 'List the skills with list_skills.',
         });
       }
-      return generateSkillDoc(namespace, list);
+      return generateSkillDoc(namespace, list, instancesOf(list));
     },
 
     getSkillIndex: () => generateSkillIndex(pythonDeclarations()),

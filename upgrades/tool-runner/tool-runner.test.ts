@@ -141,3 +141,26 @@ test('describeSchema summarizes properties, optionality, enums and arrays', () =
     '{ a: string, b?: string[], c?: 1 | 2 }',
   );
 });
+
+test('a tool group registered several times is addressed by instance; ambiguity and unknown instances are explained', async () => {
+  const { runner } = setup();
+  const prod = runner.registerTools([decl('query')], () => 'prod rows', { instance: 'prod' });
+  runner.registerTools([decl('query')], () => 'staging rows', { instance: 'staging' });
+  assert.deepEqual(runner.getToolInstances('query'), ['prod', 'staging']);
+  assert.deepEqual(runner.getToolDeclarations().map((d) => d.name), ['query'], 'one declaration per tool name');
+  const a = await runner.executeTool('query', {}, { instance: 'staging' });
+  assert.equal(a.ok && a.value, 'staging rows');
+  const amb = await runner.executeTool('query', {});
+  assert.deepEqual(!amb.ok && [amb.error.code, amb.hint], ['AMBIGUOUS_INSTANCE', 'Pass instance_id as one of: prod, staging.']);
+  const unknown = await runner.executeTool('query', {}, { instance: 'dev' });
+  assert.match(!unknown.ok ? unknown.error.message : '', /query has no instance "dev" \(instances: prod, staging\)/);
+  assert.throws(() => runner.registerTools([decl('query')], () => 1, { instance: 'prod' }), /already registered .* with instance "prod"/);
+  assert.throws(() => runner.registerTools([decl('query')], () => 1), /several registrations of one tool each need their own instance id/);
+  prod.dispose();
+  assert.deepEqual(runner.getToolInstances('query'), ['staging']);
+  const only = await runner.executeTool('query', {});
+  assert.equal(only.ok && only.value, 'staging rows', 'a single remaining instance needs no instance id');
+  runner.registerTools([decl('single')], () => 'one');
+  const wrong = await runner.executeTool('single', {}, { instance: 'x' });
+  assert.match(!wrong.ok ? wrong.error.message : '', /single has no instance "x" \(it has a single, unnamed registration\)/);
+});

@@ -51,7 +51,24 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
   const { bus, persona } = options;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
   const window = options.statsWindow ?? 256;
-  const tools = new Map<string, Registered>();
+  // name -> instance id ('' for a tool registered once, without an instance) -> registration.
+  const tools = new Map<string, Map<string, Registered>>();
+
+  /** The registration a call means, or a failure naming the instances to choose from. */
+  const pick = (name: string, instance: string | undefined): Registered | Outcome | undefined => {
+    const all = tools.get(name);
+    if (!all) return undefined;
+    const ids = [...all.keys()].filter(Boolean);
+    if (instance !== undefined) {
+      const r = all.get(instance);
+      if (r) return r;
+      return fail('UNKNOWN_INSTANCE', `[executeTool] ${name} has no instance ${JSON.stringify(instance)}${ids.length ? ` (instances: ${ids.join(', ')})` : ' (it has a single, unnamed registration)'}`,
+        ids.length ? `Pass instance_id as one of: ${ids.join(', ')}.` : 'Leave instance_id out.', { name, instance, instances: ids });
+    }
+    if (all.size === 1) return all.values().next().value!;
+    return fail('AMBIGUOUS_INSTANCE', `[executeTool] ${name} has ${all.size} instances (${ids.join(', ')}): say which one with instance_id`,
+      `Pass instance_id as one of: ${ids.join(', ')}.`, { name, instances: ids });
+  };
   const stats = new Map<string, StatsEntry>();
 
   const statsFor = (name: string) => {
@@ -66,7 +83,9 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
   };
 
   async function run(name: string, args: unknown, opts: ExecuteOptions, callId: string): Promise<Outcome> {
-    const tool = tools.get(name);
+    const picked = pick(name, opts.instance);
+    if (picked && 'ok' in picked) return picked;
+    const tool = picked;
     if (!tool) {
       const near = closest(name, tools.keys());
       return fail(
@@ -124,11 +143,17 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
   }
 
   return {
-    registerTools(declarations, executor) {
+    registerTools(declarations, executor, options = {}) {
+      const instance = options.instance ?? '';
       const names: string[] = [];
       for (const d of declarations) {
-        if (tools.has(d.name)) {
-          throw new ArmatureError('DUPLICATE_TOOL', `[registerTools] tool ${d.name} is already registered (by ${tools.get(d.name)!.declaration.module})`);
+        const existing = tools.get(d.name);
+        if (existing?.has(instance) || (existing && (instance === '' || existing.has('')))) {
+          const by = [...existing.values()][0]!.declaration.module;
+          throw new ArmatureError(
+            'DUPLICATE_TOOL',
+            `[registerTools] tool ${d.name} is already registered (by ${by})${instance ? ` with instance ${JSON.stringify(instance)}` : ''}; several registrations of one tool each need their own instance id`,
+          );
         }
       }
       for (const d of declarations) {
@@ -138,12 +163,17 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         } catch (e) {
           throw new ArmatureError('INVALID_TOOL_SCHEMA', `[registerTools] ${d.name}: inputSchema is not a usable JSON Schema (${(e as Error).message})`);
         }
-        tools.set(d.name, { declaration: d, validator, executor });
+        if (!tools.has(d.name)) tools.set(d.name, new Map());
+        tools.get(d.name)!.set(instance, { declaration: d, validator, executor });
         statsFor(d.name);
         names.push(d.name);
       }
       return toDisposable(() => {
-        for (const n of names) if (tools.get(n)?.executor === executor) tools.delete(n);
+        for (const n of names) {
+          const all = tools.get(n);
+          if (all?.get(instance)?.executor === executor) all.delete(instance);
+          if (all?.size === 0) tools.delete(n);
+        }
       });
     },
 
@@ -178,10 +208,12 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
 
     getToolDeclarations(o = {}) {
       const p = o.persona ?? persona;
-      return [...tools.values()].map((t) => t.declaration).filter((d) => personaAllows(p, d.name));
+      return [...tools.values()].map((all) => all.values().next().value!.declaration).filter((d) => personaAllows(p, d.name));
     },
 
     hasTool: (name) => tools.has(name),
+
+    getToolInstances: (name) => [...(tools.get(name)?.keys() ?? [])].filter(Boolean),
 
     getStats() {
       return [...stats.entries()].map(([name, s]): ToolStats => {

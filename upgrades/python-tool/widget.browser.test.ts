@@ -35,6 +35,16 @@ function setup() {
 
 const consoleOf = (el: Element) => $(el, 'python-console') as unknown as PythonConsole;
 
+/** A mounted widget with Python ready, and its console. */
+async function mountedConsole() {
+  const f = setup();
+  f.setRuntime({ status: 'ready' });
+  await mount(f.el);
+  const c = consoleOf(f.el);
+  await c.updateComplete;
+  return { f, c };
+}
+
 describe('python-tool-widget', () => {
   it('renders loading, idle, active, warning and error with statistics, catalog and packages', async () => {
     const f = setup();
@@ -67,11 +77,7 @@ describe('python-tool-widget', () => {
   });
 
   it('console: streams only its own run, tells stderr apart, shows value or traceback and hint', async () => {
-    const f = setup();
-    f.setRuntime({ status: 'ready' });
-    await mount(f.el);
-    const c = consoleOf(f.el);
-    await c.updateComplete;
+    const { f, c } = await mountedConsole();
     f.onRun(async (_code, runId) => {
       f.bus.emit('python:stdout', { runId: 'someone-else', chunk: 'not mine\n' });
       f.bus.emit('python:stdout', { runId, chunk: 'hello\n' });
@@ -104,11 +110,7 @@ describe('python-tool-widget', () => {
   });
 
   it('console: Ctrl+Enter runs, Interrupt is enabled only while running', async () => {
-    const f = setup();
-    f.setRuntime({ status: 'ready' });
-    await mount(f.el);
-    const c = consoleOf(f.el);
-    await c.updateComplete;
+    const { f, c } = await mountedConsole();
     let release!: () => void;
     let ran = '';
     f.onRun((code, runId) => {
@@ -132,11 +134,7 @@ describe('python-tool-widget', () => {
   });
 
   it('console: 100,000 lines render as a bounded window with a hidden-line count, and the full log keeps all', async () => {
-    const f = setup();
-    f.setRuntime({ status: 'ready' });
-    await mount(f.el);
-    const c = consoleOf(f.el);
-    await c.updateComplete;
+    const { f, c } = await mountedConsole();
     f.onRun(async (_code, runId) => {
       for (let chunk = 0; chunk < 100; chunk++) {
         let s = '';

@@ -67,7 +67,6 @@ export interface LoadedPersona {
 export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> {
   const { manifests, persona, bus, platform } = options;
   const importer = options.importer ?? importUpgrade;
-  const started = new Map<string, number>();
   const reports = new Map<string, ModuleReport>();
   const metadata = new Map<string, UpgradeMetadata>();
   const importMs = new Map<string, number>();
@@ -86,10 +85,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
   };
 
   const container = options.container.createChild({
-    onLoading: (id) => {
-      started.set(id, now());
-      bus.emit('module:loading', { id });
-    },
+    onLoading: (id) => bus.emit('module:loading', { id }),
     onLoaded: (id, ms) => {
       const durationMs = ms + (importMs.get(id) ?? 0);
       const version = metadata.get(id)?.version ?? '0.0.0';

@@ -10,7 +10,6 @@
  */
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import type { PythonStatus } from '../../src/kernel/events.ts';
-import { ensureStructuredCloneable } from './clone-safety.ts';
 import {
   WorkerMessageSchema,
   parseMessage,
@@ -698,4 +697,3 @@ function now(): number {
   return performance.now();
 }
 
-export { ensureStructuredCloneable };

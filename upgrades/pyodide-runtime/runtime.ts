@@ -307,6 +307,13 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       const parsed = parseMessage(WorkerMessageSchema, raw);
       if (!parsed.ok) {
         lastError = { type: 'ProtocolError', message: parsed.error, traceback: '' };
+        // A malformed answer still ends the request it answers, instead of leaving it waiting.
+        const id = (raw as { type?: unknown; id?: unknown } | null)?.type === 'response' ? String((raw as { id: unknown }).id) : undefined;
+        const p = id === undefined ? undefined : l.pending.get(id);
+        if (p) {
+          l.pending.delete(id!);
+          p.resolve({ type: 'response', id: id!, ok: false, error: lastError });
+        }
         return;
       }
       const msg = parsed.value;

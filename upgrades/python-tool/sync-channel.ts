@@ -33,11 +33,6 @@ export interface SyncChannelBuffers {
   data: SharedArrayBuffer;
 }
 
-/** Whether shared memory and `Atomics.wait` can be used here (cross-origin isolation in browsers). */
-export function sharedMemoryAvailable(): boolean {
-  return typeof SharedArrayBuffer === 'function' && typeof Atomics === 'object' && (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated !== false;
-}
-
 /** Allocates a channel with a data region of `dataBytes`. Default: 8 MiB (fewer handshakes for big answers). */
 export function createSyncChannelBuffers(dataBytes = 8 * 1024 * 1024): SyncChannelBuffers {
   return { control: new SharedArrayBuffer(CONTROL_WORDS * 4), data: new SharedArrayBuffer(dataBytes) };

@@ -23,8 +23,8 @@ import {
 } from './protocol.ts';
 import { TOOL_STATUS } from './python-prelude.ts';
 import { defaultIndexURL, inNode, spawnWorker, type WorkerHandle } from './worker-handle.ts';
-import { toMarshal } from '../python-tool/marshal.ts';
-import { createSyncChannelBuffers, SyncChannelHost, type SyncChannelBuffers } from '../python-tool/sync-channel.ts';
+import { toMarshal } from '../../src/bridge/marshal.ts';
+import { createSyncChannelBuffers, SyncChannelHost, type SyncChannelBuffers } from '../../src/bridge/sync-channel.ts';
 
 /** The pinned Pyodide version; the default package index is its CDN folder. */
 export const PYODIDE_VERSION = '0.29.5';

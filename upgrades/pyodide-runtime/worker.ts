@@ -16,8 +16,8 @@ import {
   type WorkerMessage,
 } from './protocol.ts';
 import { BRIDGE_MODULE, RUNNER_MODULE, TOOL_STATUS } from './python-prelude.ts';
-import { toMarshal } from '../python-tool/marshal.ts';
-import { SyncChannelAbort, SyncChannelClient } from '../python-tool/sync-channel.ts';
+import { toMarshal } from '../../src/bridge/marshal.ts';
+import { SyncChannelAbort, SyncChannelClient } from '../../src/bridge/sync-channel.ts';
 
 interface Port {
   post(msg: WorkerMessage, transfer?: Transferable[]): void;

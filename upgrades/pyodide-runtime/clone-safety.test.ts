@@ -18,6 +18,10 @@ test('plain JSON data passes through unchanged', () => {
 test('each non-cloneable kind follows its stated rule', () => {
   function named() {}
   const sym = Symbol('tag');
+  // Without the rules these fail to cross a boundary (or cross as something else).
+  assert.throws(() => structuredClone(named), /could not be cloned/);
+  assert.throws(() => JSON.stringify(12n), /BigInt/);
+  assert.equal(JSON.stringify([NaN]), '[null]');
   assert.equal(safe(named), '[function named]');
   assert.equal(safe(() => 1), '[function anonymous]');
   assert.equal(safe(sym), '[symbol tag]');
@@ -56,11 +60,47 @@ test('deep nesting is cut at maxDepth', () => {
   assert.deepEqual(ensureStructuredCloneable(deep, { maxDepth: 3 }), [[['[max depth]']]]);
 });
 
-test('Pyodide proxies are described and destroyed', () => {
-  let destroyed = false;
-  const proxy = { type: 'Foo', toJs: () => ({}), toString: () => '<Foo object>', destroy: () => (destroyed = true) };
+test('Pyodide proxies, callable or not, are described and destroyed', () => {
+  let destroyed = 0;
+  const proxy = { type: 'Foo', toJs: () => ({}), toString: () => '<Foo object>', destroy: () => destroyed++ };
   assert.deepEqual(safe({ p: proxy }), { p: '[PyProxy Foo: <Foo object>]' });
-  assert.equal(destroyed, true);
+  // A callable PyProxy is a JS function: it must still be described as a proxy and released.
+  const callable = Object.assign(() => 1, { type: 'builtin_function_or_method', toJs: () => null, destroy: () => destroyed++ });
+  callable.toString = () => '<built-in function len>';
+  assert.throws(() => structuredClone(callable), /could not be cloned/);
+  assert.equal(String(safe([callable])), '[PyProxy builtin_function_or_method: <built-in function len>]');
+  assert.equal(destroyed, 2);
+  const kept = { type: 'Bar', toJs: () => ({}), toString: () => 'x'.repeat(500), destroy: () => destroyed++ };
+  assert.equal(ensureStructuredCloneable(kept, { destroyProxies: false }), `[PyProxy Bar: ${'x'.repeat(200)}…]`);
+  assert.equal(destroyed, 2, 'destroyProxies: false leaves the proxy alive');
+});
+
+test('JS proxies and throwing getters become "[unreadable ...]" instead of throwing', () => {
+  const trap = new Proxy({}, { ownKeys: () => { throw new Error('no keys for you'); } });
+  const { proxy: revoked, revoke } = Proxy.revocable({ a: 1 }, {});
+  revoke();
+  const getter = { ok: 1, get bad(): never { throw new RangeError('getter failed'); } };
+  assert.equal(safe(trap), '[unreadable Object: no keys for you]');
+  assert.match(String(safe([revoked])), /^\[unreadable Object: .*revoked/);
+  assert.equal(safe(getter), '[unreadable Object: getter failed]');
+  // A proxy that reads normally is copied like any object.
+  assert.deepEqual(safe(new Proxy({ a: 1 }, {})), { a: 1 });
+});
+
+test('other built-ins: RegExp, boxed primitives, objects without data, shared memory', () => {
+  assert.equal(safe(/a+b/gi), '/a+b/gi');
+  assert.deepEqual(safe([Object(1), Object('s'), Object(true)]), [1, 's', true]);
+  const p = Promise.resolve(1);
+  assert.throws(() => structuredClone(p), /could not be cloned/);
+  assert.deepEqual(safe([p, new WeakMap(), new WeakSet()]), ['[Promise]', '[WeakMap]', '[WeakSet]']);
+  const sab = new SharedArrayBuffer(2);
+  new Uint8Array(sab).set([1, 2]);
+  assert.deepEqual(safe(sab), { $bytes: 'AQI=' });
+  assert.deepEqual(safe(new DataView(new Uint8Array([9, 8, 7]).buffer, 1)), { $bytes: 'CAc=' });
+});
+
+test("undefinedAs: 'null' keeps None-like values as null everywhere", () => {
+  assert.deepEqual(ensureStructuredCloneable({ a: undefined, b: [undefined], m: new Map([['k', undefined]]) }, { undefinedAs: 'null' }), { a: null, b: [null], m: { k: null } });
 });
 
 test('class instances keep their own enumerable data only', () => {

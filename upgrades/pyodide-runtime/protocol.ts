@@ -8,6 +8,11 @@
  */
 import { z } from 'zod';
 
+/** The pinned Pyodide version (the npm package the worker loads). */
+export const PYODIDE_VERSION = '0.29.5';
+/** Default package index: the official CDN folder of the pinned version. */
+export const DEFAULT_PACKAGE_INDEX = `https://cdn.jsdelivr.net/pyodide/v${PYODIDE_VERSION}/full/`;
+
 const id = z.string().min(1);
 const sab = z.custom<SharedArrayBuffer>((v) => typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer, 'a SharedArrayBuffer');
 const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'a Uint8Array');
@@ -43,6 +48,10 @@ export const InitRequestSchema = z.object({
   stdoutFlushMs: z.number().positive(),
   /** Python modules to put on sys.path before user code runs (generated tool modules). */
   modules: z.array(z.object({ path: z.string(), source: z.string() })).default([]),
+  /** A memory snapshot of a freshly started interpreter to restore instead of starting anew. */
+  snapshot: bytes.optional(),
+  /** Take such a snapshot right after start-up and return it in the `init` response. */
+  makeSnapshot: z.boolean().default(false),
 });
 
 export const ExecuteRequestSchema = z.object({ type: z.literal('execute'), id, runId: z.string(), code: z.string() });
@@ -114,6 +123,10 @@ export interface InitResult {
   pythonVersion: string;
   pyodideVersion: string;
   transport: Transport;
+  /** Whether the interpreter was restored from the snapshot in the `init` request. */
+  fromSnapshot: boolean;
+  /** The snapshot asked for with `makeSnapshot` (transferred), when it could be made. */
+  snapshot?: Uint8Array;
 }
 
 /** `response.value` of an `execute` request. */

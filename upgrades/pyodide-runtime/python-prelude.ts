@@ -187,6 +187,8 @@ def run(code, force_async):
         return (True, runner.run(namespace), False)
     except BaseException as e:
         return (False, describe(e), False)
+    finally:
+        _flush()
 
 
 async def _run_async(runner):
@@ -194,6 +196,61 @@ async def _run_async(runner):
         return (True, await runner.run_async(namespace))
     except BaseException as e:
         return (False, describe(e))
+    finally:
+        _flush()
+
+
+def _flush():
+    # sys.stdout buffers text that has no newline yet: it belongs to this run, so send it now.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def _patch_sleep():
+    # Output is batched in the worker and a batch can only leave on the next write: flush before
+    # sleeping so progress printed before time.sleep() is seen while the run waits.
+    import time
+
+    import _armature_js
+
+    original = time.sleep
+
+    def sleep(seconds):
+        _flush()
+        _armature_js.flush_output()
+        return original(seconds)
+
+    sleep.__doc__ = original.__doc__
+    time.sleep = sleep
+
+
+_patch_sleep()
+
+
+_KEY_TYPES = (str, int, float, bool, type(None))
+
+
+def js_safe(value, _memo=None):
+    """A copy of value whose dict keys JavaScript can hold: keys other than str, int, float, bool
+    and None become their repr(). Containers become dicts and lists; cycles are kept (as cycles)."""
+    memo = {} if _memo is None else _memo
+    if isinstance(value, dict):
+        if id(value) in memo:
+            return memo[id(value)]
+        out = memo[id(value)] = {}
+        for k, v in value.items():
+            out[k if isinstance(k, _KEY_TYPES) else repr(k)] = js_safe(v, memo)
+        return out
+    if isinstance(value, (list, tuple, set, frozenset)):
+        if id(value) in memo:
+            return memo[id(value)]
+        out = memo[id(value)] = []
+        out.extend(js_safe(v, memo) for v in value)
+        return out
+    return value
 
 
 def installed():

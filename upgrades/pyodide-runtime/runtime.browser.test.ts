@@ -5,6 +5,7 @@ import { createWorkspace } from '../workspace/workspace.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
 import { buildWheel } from '../../test/helpers/wheel.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { VALUE_CASES } from './value-cases.ts';
 
 type Ev = { type: string; payload: any };
 
@@ -31,9 +32,21 @@ describe('PyodideRuntime in a Web Worker', () => {
     const r = await rt.execute('x = 6\nprint("hello")\nx * 7');
     expect(r.ok && [r.value, r.stdout]).to.deep.equal([42, 'hello\n']);
     expect((await rt.execute('x')).ok).to.equal(true);
+    const tail = await rt.execute('import sys\nsys.stdout.write("no newline")');
+    expect(tail.ok && tail.stdout).to.equal('no newline');
     await rt.reset();
     const gone = await rt.execute('x');
     expect(!gone.ok && gone.error.type).to.equal('NameError');
+  });
+
+  it('converts every kind of value by its stated rule', async () => {
+    for (const c of VALUE_CASES) {
+      const r = await rt.execute(c.code);
+      expect(r.ok, `${c.rule}: ${JSON.stringify(r)}`).to.equal(true);
+      const value = r.ok ? r.value : undefined;
+      if (c.pattern) expect(String(value), c.rule).to.match(c.pattern);
+      else expect(value, c.rule).to.deep.equal(c.expected);
+    }
   });
 
   it('streams output of concurrent runs in order, each chunk tagged with its run', async () => {
@@ -74,16 +87,33 @@ describe('PyodideRuntime in a Web Worker', () => {
   it('syncs workspace files in and out', async () => {
     const ws = await createWorkspace({ store: memoryStore(), bus: createEventBus() });
     await ws.write('a.txt', 'from the page');
+    await ws.write('bin/raw.dat', new Uint8Array([0, 128, 255]));
     const synced = createPyodideRuntime({}, { emit: () => undefined, workspace: ws });
     try {
-      expect((await synced.syncWorkspace('in')).in!.count).to.equal(1);
-      await synced.execute('open("/workspace/b.txt", "w").write(open("/workspace/a.txt").read().upper())');
+      expect((await synced.syncWorkspace('in')).in).to.deep.equal({ count: 2, bytes: 13 + 3, skipped: [] });
+      const r = await synced.execute(`
+open("/workspace/b.txt", "w").write(open("/workspace/a.txt").read().upper())
+data = open("/workspace/bin/raw.dat", "rb").read()
+open("/workspace/bin/rev.dat", "wb").write(data[::-1])
+list(data)`);
+      expect(r.ok && r.value).to.deep.equal([0, 128, 255]);
       const out = await synced.syncWorkspace('out');
-      expect(out.out!.count).to.equal(1);
+      expect([out.out!.count, out.out!.bytes, out.out!.deleted]).to.deep.equal([2, 13 + 3, []]);
       expect(ws.readText('b.txt')).to.equal('FROM THE PAGE');
+      expect([...ws.read('bin/rev.dat')]).to.deep.equal([255, 128, 0]);
     } finally {
       await synced.dispose();
     }
+  });
+
+  // Last in this suite: the heap it grows is only given back when the worker is disposed.
+  it('ends memory bombs as clean errors and stays usable', async () => {
+    const s = await rt.execute("'x' * 10**10");
+    expect(!s.ok && ['MemoryError', 'OverflowError'].includes(s.error.type), JSON.stringify(s)).to.equal(true);
+    const grow = await rt.execute('hog = []\nwhile True:\n    hog.append(bytearray(50 * 1024 * 1024))', { timeoutMs: 60_000 });
+    expect(!grow.ok && grow.error.type, JSON.stringify(grow)).to.equal('MemoryError');
+    const after = await rt.execute('del hog\n6 * 7');
+    expect(after.ok && after.value).to.equal(42);
   });
 });
 
@@ -96,6 +126,23 @@ describe('PyodideRuntime in a Web Worker: recovery and packages', () => {
       expect(!r.ok && r.hint).to.match(/restarted/);
       const after = await rt.execute('2 + 2');
       expect(after.ok && after.value).to.equal(4);
+      expect(rt.getState().restarts).to.equal(1);
+      expect(rt.getState().fromSnapshot, 'the replacement restores the memory snapshot').to.equal(true);
+    } finally {
+      await rt.dispose();
+    }
+  });
+
+  it('survives an uncaught error inside the worker and comes back on the next run', async () => {
+    const rt = createPyodideRuntime({}, { emit: () => undefined });
+    try {
+      await rt.init();
+      await rt.execute('import js\njs.setTimeout(js.eval("() => { throw new Error(\'boom in worker\') }"), 50)');
+      for (let i = 0; i < 100 && rt.getState().status !== 'error'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(rt.getState().status).to.equal('error');
+      expect(rt.getState().lastError?.message).to.match(/boom in worker/);
+      const r = await rt.execute('"back"');
+      expect(r.ok && r.value).to.equal('back');
       expect(rt.getState().restarts).to.equal(1);
     } finally {
       await rt.dispose();

@@ -6,10 +6,12 @@
 import { loadPyodide, type PyodideInterface } from 'pyodide';
 import { ensureStructuredCloneable } from './clone-safety.ts';
 import {
+  DEFAULT_PACKAGE_INDEX,
   HostMessageSchema,
   parseMessage,
   type HostMessage,
   type InitRequest,
+  type InitResult,
   type PythonErrorInfo,
   type ReadChangedResult,
   type Transport,
@@ -24,8 +26,12 @@ interface Port {
   listen(handler: (msg: unknown) => void): void;
 }
 
+/** Whether this worker is a Node `worker_threads` worker (else a browser Web Worker). */
+const isNode =
+  typeof process !== 'undefined' && !!process.versions?.node && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined';
+
 async function openPort(): Promise<Port> {
-  if (typeof process !== 'undefined' && process.versions?.node && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined') {
+  if (isNode) {
     const { parentPort } = await import('node:worker_threads');
     return {
       post: (m, t) => parentPort!.postMessage(m, t as never),
@@ -95,18 +101,60 @@ function isFatal(e: unknown): boolean {
   return /fatally failed|Aborted\(|unreachable|memory access out of bounds|Maximum call stack/.test(String((e as Error)?.message ?? e));
 }
 
-/** Converts a Python result to plain data and releases every proxy made on the way. */
+type ConvertibleProxy = { toJs: (o: object) => unknown; destroy?: () => void };
+
+/**
+ * Converts a Python result to plain data and releases every proxy made on the way. Dicts become
+ * objects, `None` becomes `null`; what JavaScript cannot hold follows the ensureStructuredCloneable
+ * rules. Never throws: a value that cannot be converted at all is described instead.
+ */
 function toPlain(value: unknown): unknown {
-  const proxy = value as { toJs?: (o: object) => unknown; destroy?: () => void } | undefined;
-  if (!proxy || typeof proxy.toJs !== 'function') return ensureStructuredCloneable(value);
+  const proxy = value as ConvertibleProxy | undefined;
+  if (!proxy || typeof proxy.toJs !== 'function') return ensureStructuredCloneable(value, { undefinedAs: 'null' });
   const made: { destroy(): void }[] = [];
+  const opts = { undefinedAs: 'null', destroyProxies: false } as const;
+  type Proxy = { type: string; copy(): Proxy; destroy(): void } & Iterable<unknown>;
+  // Called for objects Pyodide has no conversion for: frozensets become lists like sets do; the
+  // rest stay proxies (copied, because Pyodide releases the one it passes in) to be described.
+  const default_converter = (obj: Proxy, convert: (p: unknown) => unknown, cache: (p: Proxy, v: unknown) => void) => {
+    if (obj.type === 'frozenset') {
+      const items: unknown[] = [];
+      cache(obj, items);
+      for (const x of obj) items.push(x && typeof (x as ConvertibleProxy).toJs === 'function' ? convert(x) : x);
+      return items;
+    }
+    const kept = obj.copy();
+    made.push(kept);
+    return kept;
+  };
   try {
-    // Python None converts to undefined; inside dicts it must stay a key with null.
-    const dict_converter = (entries: Iterable<[unknown, unknown]>) => Object.fromEntries(Array.from(entries, ([k, v]) => [k, v === undefined ? null : v]));
-    return ensureStructuredCloneable(proxy.toJs({ dict_converter, pyproxies: made }));
+    let js: unknown;
+    try {
+      js = proxy.toJs({ pyproxies: made, default_converter });
+    } catch {
+      // A dict key JavaScript cannot hold (a tuple, a frozenset, an object): Python rewrites the
+      // keys, then the copy converts.
+      const safe = runner!.js_safe!(proxy) as ConvertibleProxy;
+      try {
+        js = safe.toJs({ pyproxies: made, default_converter });
+      } finally {
+        safe.destroy?.();
+      }
+    }
+    return ensureStructuredCloneable(js, opts);
+  } catch {
+    return ensureStructuredCloneable(proxy, opts);
   } finally {
-    for (const p of made) p.destroy();
-    proxy.destroy?.();
+    for (const p of made) release(p);
+    release(proxy);
+  }
+}
+
+function release(p: { destroy?: () => void }): void {
+  try {
+    p.destroy?.();
+  } catch {
+    // Already destroyed (toJs may hand back the proxy itself): nothing to release.
   }
 }
 
@@ -131,10 +179,16 @@ async function fetchWithProgress(url: string, from: number, to: number): Promise
 
 async function readLock(req: InitRequest): Promise<string> {
   const local = `${req.indexURL}pyodide-lock.json`;
-  const urls = req.packageIndexURL === req.indexURL ? [local] : [`${req.packageIndexURL}pyodide-lock.json`, local];
+  // The official index of the pinned version holds the same lock file as the installed package:
+  // read the local copy, so start-up never waits on the network. A mirror may list more packages.
+  const own = req.packageIndexURL === req.indexURL || req.packageIndexURL === DEFAULT_PACKAGE_INDEX;
+  const urls = own ? [local] : [`${req.packageIndexURL}pyodide-lock.json`, local];
   for (const url of urls) {
     try {
-      if (/^https?:|^file:/.test(url) || typeof process === 'undefined') {
+      if (isNode && !/^https?:/.test(url)) {
+        const { readFile } = await import('node:fs/promises');
+        return await readFile(url.startsWith('file:') ? new URL(url) : url, 'utf8');
+      } else {
         const ctl = new AbortController();
         const timer = setTimeout(() => ctl.abort(), 3000);
         try {
@@ -143,9 +197,6 @@ async function readLock(req: InitRequest): Promise<string> {
         } finally {
           clearTimeout(timer);
         }
-      } else {
-        const { readFile } = await import('node:fs/promises');
-        return await readFile(url, 'utf8');
       }
     } catch {
       // Unreachable mirror: fall back to the lock file shipped with the installed Pyodide (same pinned version).
@@ -160,7 +211,6 @@ async function init(req: InitRequest): Promise<void> {
   stdout.configure(req.stdoutFlushMs);
   stderr.configure(req.stdoutFlushMs);
   progress('fetch', 0, 'starting');
-  const isNode = typeof process !== 'undefined' && !!process.versions?.node;
   if (!isNode) {
     // Fetching first shows real byte progress and warms the HTTP cache loadPyodide then reads from.
     await fetchWithProgress(`${req.indexURL}pyodide.asm.wasm`, 0, 30);
@@ -170,16 +220,47 @@ async function init(req: InitRequest): Promise<void> {
   progress('compile', 40, 'compiling the WebAssembly module');
   const lockText = await readLock(req);
   lockPackages = new Map(
-    Object.values((JSON.parse(lockText) as { packages: Record<string, { name: string; version: string }> }).packages).map((p) => [p.name.toLowerCase(), p]),
+    Object.values((JSON.parse(lockText) as { packages: Record<string, { name: string; version: string }> }).packages).map((p) => [normalizeName(p.name), p]),
   );
-  py = await loadPyodide({
-    indexURL: req.indexURL,
-    lockFileContents: lockText,
-    packageBaseUrl: req.packageIndexURL,
-    stdout: (m: string) => void stdout.write(new TextEncoder().encode(`${m}\n`)),
-    stderr: (m: string) => void stderr.write(new TextEncoder().encode(`${m}\n`)),
-    fsInit: async () => progress('stdlib', 70, 'starting Python'),
-  });
+  let stdlibReported = false;
+  const load = (snapshot: { _loadSnapshot: Uint8Array } | { _makeSnapshot: true } | object) =>
+    loadPyodide({
+      indexURL: req.indexURL,
+      lockFileContents: lockText,
+      packageBaseUrl: req.packageIndexURL,
+      stdout: (m: string) => void stdout.write(new TextEncoder().encode(`${m}\n`)),
+      stderr: (m: string) => void stderr.write(new TextEncoder().encode(`${m}\n`)),
+      fsInit: async () => {
+        if (!stdlibReported) progress('stdlib', 70, snapshot && '_loadSnapshot' in snapshot ? 'restoring Python from a memory snapshot' : 'starting Python');
+        stdlibReported = true;
+      },
+      ...snapshot,
+    });
+  // A memory snapshot of a freshly started interpreter (made by the first worker, kept by the
+  // host) restores in ~0.2 s instead of a ~2.5 s start. It is Pyodide's private API for the pinned
+  // version, so any failure falls back to a normal start.
+  let snapshot: Uint8Array | undefined;
+  let fromSnapshot = false;
+  if (req.snapshot) {
+    try {
+      py = await load({ _loadSnapshot: req.snapshot });
+      fromSnapshot = true;
+    } catch {
+      py = undefined;
+    }
+  }
+  if (!py) {
+    py = await load(req.makeSnapshot ? { _makeSnapshot: true } : {});
+    if (req.makeSnapshot) {
+      try {
+        // Taken before anything of ours touches the interpreter, so it holds no JS references.
+        snapshot = py.makeMemorySnapshot();
+      } catch {
+        snapshot = undefined;
+      }
+    }
+  }
+  if (!stdlibReported) progress('stdlib', 70, 'starting Python');
   py.setStdout({ write: (b: Uint8Array) => stdout.write(b) });
   py.setStderr({ write: (b: Uint8Array) => stderr.write(b) });
   if (req.interrupt) {
@@ -192,6 +273,10 @@ async function init(req: InitRequest): Promise<void> {
     transport,
     call_sync: callSync,
     call_async: callAsync,
+    flush_output: () => {
+      stdout.flush();
+      stderr.flush();
+    },
   });
   py.FS.mkdirTree('/armature/lib');
   py.FS.writeFile('/armature/lib/armature_bridge.py', BRIDGE_MODULE);
@@ -202,7 +287,8 @@ async function init(req: InitRequest): Promise<void> {
   py.FS.mkdirTree('/workspace');
   progress('ready', 100);
   const version = py.runPython('import sys; sys.version.split()[0]') as string;
-  reply(req.id, { pythonVersion: version, pyodideVersion: py.version, transport });
+  const result: InitResult = { pythonVersion: version, pyodideVersion: py.version, transport, fromSnapshot, snapshot };
+  reply(req.id, result, snapshot ? [snapshot.buffer as ArrayBuffer] : undefined);
 }
 
 function writeModules(modules: { path: string; source: string }[]): void {
@@ -302,8 +388,8 @@ async function install(id: string, spec: { source: string } | { fileName: string
   }
   const source = spec.source.trim();
   const isWheelRef = /\.whl(\?.*)?$/.test(source) || /^(https?|file):/.test(source) || source.startsWith('/');
-  const name = source.toLowerCase().replace(/_/g, '-');
-  if (!isWheelRef && !lockPackages.has(name) && !lockPackages.has(source.toLowerCase())) {
+  const indexed = isWheelRef ? undefined : lockPackages.get(normalizeName(source));
+  if (!isWheelRef && !indexed) {
     // Not in the index: micropip can resolve it from PyPI, if micropip itself can be loaded.
     const mp = await py!.loadPackage('micropip', opts);
     if (!mp.length) {
@@ -320,11 +406,13 @@ async function install(id: string, spec: { source: string } | { fileName: string
       return fail(id, { type: 'PackageInstallError', message: `micropip could not install ${source}: ${(e as Error).message}`, traceback: '' });
     }
   }
-  const loaded = await py!.loadPackage(isWheelRef ? source : (lockPackages.get(name) ?? lockPackages.get(source.toLowerCase()))!.name, opts);
+  // Node reads local wheels by path; a file: URL is turned into one.
+  const target = indexed ? indexed.name : isNode && source.startsWith('file:') ? decodeURIComponent(new URL(source).pathname) : source;
+  const loaded = await py!.loadPackage(target, opts);
   // loadPackage resolves [] instead of rejecting when a fetch fails: report what it logged.
   const added = Object.keys(py!.loadedPackages).filter((p) => !before.has(p));
   if (!loaded.length && !added.length) {
-    const already = !isWheelRef && before.has((lockPackages.get(name) ?? { name: source }).name);
+    const already = !!indexed && before.has(indexed.name);
     if (already) return reply(id, { installed: [], messages: [`${source} is already installed`] });
     return fail(id, {
       type: 'PackageInstallError',
@@ -338,6 +426,11 @@ async function install(id: string, spec: { source: string } | { fileName: string
 /** Size of the WebAssembly heap in bytes (it only grows), when Pyodide exposes it. */
 function heapBytes(): number | undefined {
   return (py as unknown as { _module?: { HEAPU8?: Uint8Array } } | undefined)?._module?.HEAPU8?.byteLength;
+}
+
+/** A package name as PEP 503 compares them: lower case, runs of `-`, `_`, `.` as one `-`. */
+function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/[-_.]+/g, '-');
 }
 
 function wheelName(file: string): string {

@@ -68,7 +68,11 @@ _ts`;
  * Round trips and throughput for one transport. `fn` is `call_tool` or `call_tool_async`.
  * Sizes: 1 and 10 MB, as one text value and as rows; rows also as JSON text + json.loads (the naive way).
  */
-export async function measureTransport(exec: Exec, label: string, options: { isAsync?: boolean; tinyCalls?: number; bulkRepeats?: number } = {}): Promise<BenchRow[]> {
+export async function measureTransport(
+  exec: Exec,
+  label: string,
+  options: { isAsync?: boolean; tinyCalls?: number; bulkRepeats?: number; tinyOnly?: boolean } = {},
+): Promise<BenchRow[]> {
   const call = options.isAsync ? 'await call_tool_async' : 'call_tool';
   const suite = 'call_tool';
   const rows: BenchRow[] = [];
@@ -76,6 +80,7 @@ export async function measureTransport(exec: Exec, label: string, options: { isA
   const us = tiny.slice(100).map((s) => s * 1e6);
   rows.push({ suite, name: `${label}: tiny round trip p50`, value: percentile(us, 50), unit: 'µs' });
   rows.push({ suite, name: `${label}: tiny round trip p99`, value: percentile(us, 99), unit: 'µs' });
+  if (options.tinyOnly) return rows;
   const repeats = options.bulkRepeats ?? 3;
   for (const mb of [1, 10]) {
     for (const kind of ['text', 'rows', 'rows_json'] as const) {

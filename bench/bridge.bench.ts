@@ -6,10 +6,11 @@ import { benchToolHandler, measureTransport } from './bridge-cases.ts';
 import { withBenchPage } from './browser/run-page.ts';
 import type { BenchRow } from './types.ts';
 
-async function node(transport: Transport): Promise<BenchRow[]> {
-  const rt = createPyodideRuntime({ transport, onToolCall: benchToolHandler, defaultTimeoutMs: 600_000 }, { emit: () => undefined });
+async function node(transport: Transport, polling = true): Promise<BenchRow[]> {
+  const rt = createPyodideRuntime({ transport, onToolCall: benchToolHandler, defaultTimeoutMs: 600_000, bridgePollMs: polling ? undefined : 0 }, { emit: () => undefined });
   try {
     await rt.init();
+    if (!polling) return await measureTransport((code) => rt.execute(code), `Node ${transport} without polling`, { tinyOnly: true });
     return await measureTransport((code) => rt.execute(code), `Node ${transport}`, { isAsync: transport === 'async' });
   } finally {
     await rt.dispose();
@@ -33,7 +34,7 @@ function find(rows: BenchRow[], name: string): BenchRow {
 }
 
 export async function run(): Promise<BenchRow[]> {
-  const rows = [...(await node('shared-memory')), ...(await node('async')), ...(await chromium())];
+  const rows = [...(await node('shared-memory')), ...(await node('shared-memory', false)), ...(await node('async')), ...(await chromium())];
   const target = (name: string, text: string, ok: (v: number) => boolean) => {
     const r = find(rows, name);
     r.target = text;

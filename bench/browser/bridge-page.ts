@@ -7,9 +7,10 @@ import type { BenchRow } from '../types.ts';
 const w = window as unknown as { __bench?: BenchRow[]; __benchError?: string };
 try {
   const rows: BenchRow[] = [];
-  for (const transport of ['shared-memory', 'jspi'] as const) {
+  for (const [transport, polling] of [['shared-memory', true], ['shared-memory', false], ['jspi', true]] as const) {
     const options: PyodideRuntimeOptions = {
       transport,
+      bridgePollMs: polling ? undefined : 0,
       onToolCall: benchToolHandler,
       workerUrl: new URL('./pyodide-worker.js', import.meta.url).href,
       indexURL: new URL('/pyodide/', location.href).href,
@@ -17,9 +18,10 @@ try {
     };
     const rt = createPyodideRuntime(options, { emit: () => undefined });
     await rt.init();
-    const label = `Chromium ${transport}`;
+    const label = `Chromium ${transport}${polling ? '' : ' without polling'}`;
     // JSPI is slow for bulk data: fewer repeats keep the run short.
-    rows.push(...(await measureTransport((code) => rt.execute(code), label, transport === 'jspi' ? { bulkRepeats: 1, tinyCalls: 1000 } : {})));
+    const how = !polling ? { tinyOnly: true } : transport === 'jspi' ? { bulkRepeats: 1, tinyCalls: 1000 } : {};
+    rows.push(...(await measureTransport((code) => rt.execute(code), label, how)));
     await rt.dispose();
   }
   w.__bench = rows;

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { startNodeWorker } from '../../src/platform/node-worker.ts';
 import { createSyncChannelBuffers, SyncChannelHost } from './sync-channel.ts';
 
-type Reply = { type: string; id: number; status?: number; length?: number; sum?: number; reason?: string };
+type Reply = { type: string; id: number; status?: number; length?: number; sum?: number; reason?: string; text?: string; outcome?: string; outcomes?: string[]; echoes?: string[] };
 
-function setup(dataBytes: number) {
-  const buffers = createSyncChannelBuffers(dataBytes);
+function setup(dataBytes: number, requestBytes?: number) {
+  const buffers = createSyncChannelBuffers(dataBytes, requestBytes);
   const interrupt = new SharedArrayBuffer(4);
   const worker = startNodeWorker(new URL('../../test/fixtures/channel-worker.ts', import.meta.url), { workerData: { buffers, interrupt } });
   const host = new SyncChannelHost(buffers);
@@ -23,7 +23,7 @@ function setup(dataBytes: number) {
       const check = (r: Reply) => (pred(r) ? resolve(r) : waiters.push(check));
       waiters.push(check);
     });
-  return { worker, host, interrupt: new Int32Array(interrupt), next };
+  return { worker, host, interrupt: new Int32Array(interrupt), next, replies };
 }
 
 function payload(size: number): Uint8Array {
@@ -81,4 +81,63 @@ test('the host stops waiting for a worker that is gone', async () => {
   const { worker, host } = setup(16);
   await worker.terminate();
   await assert.rejects(host.respond(1, payload(100), 0, 100), /the worker did not take the answer within 100 ms/);
+});
+
+const echo = (text: string) => new TextEncoder().encode(text);
+
+test('a request in the slot is taken exactly once, with its text intact; the host is told when it is not polling', async () => {
+  const { worker, host, next } = setup(1024);
+  try {
+    const text = '{"name":"tiny","args":{"q":"naïve 😀 日本"}}';
+    worker.postMessage({ op: 'offer', id: 1, text, count: 1 });
+    const ready = await next((r) => r.type === 'notify' && r.id === 1);
+    assert.equal(ready.text, text);
+    const taken = host.takeRequest();
+    assert.deepEqual(taken, { callId: 1, text });
+    assert.equal(host.takeRequest(), undefined, 'a request is handed out once');
+    await host.respond(1, echo(`answer to ${taken!.text}`));
+    const done = await next((r) => r.type === 'offers-done');
+    assert.deepEqual(done.outcomes, ['notify']);
+    assert.deepEqual(done.echoes, [`answer to ${text}`]);
+  } finally {
+    await worker.terminate();
+  }
+});
+
+test('while the host polls, the worker sends nothing; a request that arrives as polling stops is handed over', async () => {
+  const { worker, host, next, replies } = setup(1024);
+  try {
+    assert.equal(host.setPolling(true), undefined);
+    worker.postMessage({ op: 'offer-only', id: 7, text: 'seven' });
+    assert.equal((await next((r) => r.type === 'offered')).outcome, 'polled');
+    // The worker saw the host polling and posted nothing, so stopping must return the request.
+    assert.deepEqual(host.setPolling(false), { callId: 7, text: 'seven' });
+    assert.equal(host.takeRequest(), undefined);
+    worker.postMessage({ op: 'offer-only', id: 8, text: 'eight' });
+    assert.equal((await next((r) => r.type === 'offered' && r.id === 8)).outcome, 'notify');
+    assert.equal(replies.filter((r) => r.type === 'notify').length, 0, 'offer-only posts no message itself');
+  } finally {
+    await worker.terminate();
+  }
+});
+
+test('a request given up on is replaced by the next one; a request too large for the slot goes by message', async () => {
+  const { worker, host, next } = setup(1024, 64);
+  try {
+    worker.postMessage({ op: 'offer-only', id: 20, text: 'stale' });
+    await next((r) => r.type === 'offered' && r.id === 20);
+    worker.postMessage({ op: 'offer-only', id: 21, text: 'fresh' });
+    await next((r) => r.type === 'offered' && r.id === 21);
+    assert.deepEqual(host.takeRequest(), { callId: 21, text: 'fresh' });
+    assert.equal(host.takeRequest(), undefined);
+    // 64 bytes of region: 30 three-byte characters do not fit.
+    worker.postMessage({ op: 'offer', id: 30, text: '日'.repeat(30), count: 1 });
+    const big = await next((r) => r.type === 'too-large');
+    assert.equal(big.text, '日'.repeat(30));
+    assert.equal(host.takeRequest(), undefined, 'the slot stays empty');
+    await host.respond(30, echo('ok'));
+    assert.deepEqual((await next((r) => r.type === 'offers-done')).echoes, ['ok']);
+  } finally {
+    await worker.terminate();
+  }
 });

@@ -1,11 +1,18 @@
 /**
- * A one-slot, chunked response channel over shared memory, so a worker can block on an answer
- * from the main thread (which it cannot receive by `postMessage` while blocked).
+ * A shared-memory channel through which a worker makes blocking calls to the main thread (which
+ * cannot answer by `postMessage` while the worker is blocked).
  *
- * The worker posts its request the ordinary way, then calls {@link SyncChannelClient.waitFor};
- * the main thread answers with {@link SyncChannelHost.respond}. Answers of any size flow through a
- * fixed data region chunk by chunk: the host writes a chunk and flips `state` to READY, the
- * client copies it out and flips it back to TAKEN (or IDLE after the last one).
+ * Requests: the worker puts the request text in a one-slot request region
+ * ({@link SyncChannelClient.offer}). If the host is polling the slot (it does for a moment after
+ * each answer, because calls come in bursts) it finds the request within microseconds and no
+ * message is needed; otherwise the worker posts a message to wake it. A request too large for the
+ * region goes by message instead. The slot is claimed with compare-and-exchange, so a request is
+ * taken exactly once however the host learns of it.
+ *
+ * Answers: the worker blocks in {@link SyncChannelClient.waitFor}; the host answers with
+ * {@link SyncChannelHost.respond}. Answers of any size flow through a fixed data region chunk by
+ * chunk: the host writes a chunk and flips `state` to READY, the client copies it out and flips it
+ * back to TAKEN (or IDLE after the last one).
  *
  * Runs in browsers (cross-origin isolated pages) and Node; imports nothing platform-specific.
  */
@@ -17,7 +24,12 @@ const TOTAL = 2;
 const CHUNK_LEN = 3;
 const OFFSET = 4;
 const STATUS = 5;
-const CONTROL_WORDS = 8;
+const REQ_STATE = 6;
+const REQ_CALL_ID = 7;
+const REQ_LEN = 8;
+/** 1 while the host looks at the request slot on its own (see SyncChannelHost.polling). */
+const HOST_POLLING = 9;
+const CONTROL_WORDS = 16;
 
 /** How many times the client looks at the state before it sleeps in Atomics.wait. */
 const SPIN_LOOKS = 20000;
@@ -27,16 +39,42 @@ const IDLE = 0;
 const READY = 1;
 const TAKEN = 2;
 
-/** The two shared buffers of a channel; send them to the worker in its init message. */
+/** `REQ_STATE` values. */
+const REQ_EMPTY = 0;
+const REQ_PENDING = 1;
+const REQ_CLAIMED = 2;
+
+/** The shared buffers of a channel; send them to the worker in its init message. */
 export interface SyncChannelBuffers {
   control: SharedArrayBuffer;
+  /** Answers, chunk by chunk. */
   data: SharedArrayBuffer;
+  /** One request at a time, as UTF-8 text. */
+  request: SharedArrayBuffer;
 }
 
-/** Allocates a channel with a data region of `dataBytes`. Default: 8 MiB (fewer handshakes for big answers). */
-export function createSyncChannelBuffers(dataBytes = 8 * 1024 * 1024): SyncChannelBuffers {
-  return { control: new SharedArrayBuffer(CONTROL_WORDS * 4), data: new SharedArrayBuffer(dataBytes) };
+/**
+ * Allocates a channel with an answer region of `dataBytes` (default: 8 MiB, fewer handshakes for
+ * big answers) and a request region of `requestBytes` (default: 64 KiB; larger requests go by message).
+ */
+export function createSyncChannelBuffers(dataBytes = 8 * 1024 * 1024, requestBytes = 64 * 1024): SyncChannelBuffers {
+  return { control: new SharedArrayBuffer(CONTROL_WORDS * 4), data: new SharedArrayBuffer(dataBytes), request: new SharedArrayBuffer(requestBytes) };
 }
+
+/** A request taken from the slot by the host. */
+export interface SlotRequest {
+  callId: number;
+  text: string;
+}
+
+/** What the worker must do after {@link SyncChannelClient.offer}. */
+export type OfferOutcome =
+  /** The host is polling the slot and will find the request: send nothing. */
+  | 'polled'
+  /** The request is in the slot but the host is not looking: post a message to wake it. */
+  | 'notify'
+  /** The request does not fit the region: send it whole by message. */
+  | 'too-large';
 
 /** Why waiting ended without an answer. */
 export class SyncChannelAbort extends Error {
@@ -50,41 +88,86 @@ export class SyncChannelAbort extends Error {
 export class SyncChannelHost {
   private readonly control: Int32Array;
   private readonly data: Uint8Array;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly request: Uint8Array;
+  private readonly decoder = new TextDecoder();
+  private queue: Promise<void> | undefined;
 
   constructor(buffers: SyncChannelBuffers) {
     this.control = new Int32Array(buffers.control);
     this.data = new Uint8Array(buffers.data);
+    this.request = new Uint8Array(buffers.request);
+  }
+
+  /**
+   * Whether the host is looking at the request slot by itself. While true the worker posts no
+   * message for a request it puts in the slot. Turning it off returns a request that arrived in
+   * the meantime (the worker saw `true` and posted nothing): the caller must handle it.
+   */
+  setPolling(on: boolean): SlotRequest | undefined {
+    Atomics.store(this.control, HOST_POLLING, on ? 1 : 0);
+    // Sequentially consistent: either the worker sees 0 and posts, or this sees its request.
+    return on ? undefined : this.takeRequest();
+  }
+
+  /** Claims the request waiting in the slot, if any. Each request is returned exactly once. */
+  takeRequest(): SlotRequest | undefined {
+    const c = this.control;
+    if (Atomics.load(c, REQ_STATE) !== REQ_PENDING) return undefined;
+    if (Atomics.compareExchange(c, REQ_STATE, REQ_PENDING, REQ_CLAIMED) !== REQ_PENDING) return undefined;
+    // Read only after claiming: the worker does not touch the slot while it is claimed.
+    const callId = Atomics.load(c, REQ_CALL_ID);
+    const len = Atomics.load(c, REQ_LEN);
+    // TextDecoder rejects views of shared memory: copy the (small) request out first.
+    const text = this.decoder.decode(this.request.slice(0, len));
+    Atomics.store(c, REQ_STATE, REQ_EMPTY);
+    Atomics.notify(c, REQ_STATE);
+    return { callId, text };
   }
 
   /**
    * Sends `payload` as the answer to call `callId` with a status word (0 = ok, by convention).
    * Resolves when the client took the last chunk, or rejects after `timeoutMs` of the client not
-   * taking a chunk (it gave up or died).
+   * taking a chunk (it gave up or died). An answer that fits the region while the channel is free
+   * is written at once, before this returns.
    */
   respond(callId: number, payload: Uint8Array, status = 0, timeoutMs = 30_000): Promise<void> {
+    if (!this.queue && payload.byteLength <= this.data.byteLength && Atomics.load(this.control, STATE) !== READY) {
+      // The common case, kept free of promise hops: the client is waiting and spinning, so every
+      // microsecond here is on its clock. Nothing waits for the client to take it; the next
+      // answer does (and resets the channel if the client is gone).
+      this.writeChunk(callId, payload, 0, payload.byteLength, status);
+      return Promise.resolve();
+    }
     const run = () => this.write(callId, payload, status, timeoutMs);
-    const next = this.queue.then(run, run);
-    this.queue = next.catch(() => undefined);
+    const next = (this.queue ?? Promise.resolve()).then(run, run);
+    const tail = next.catch(() => undefined);
+    this.queue = tail;
+    void tail.then(() => {
+      if (this.queue === tail) this.queue = undefined;
+    });
     return next;
   }
 
-  private async write(callId: number, payload: Uint8Array, status: number, timeoutMs: number): Promise<void> {
+  private writeChunk(callId: number, payload: Uint8Array, offset: number, len: number, status: number): void {
     const c = this.control;
+    this.data.set(len === payload.byteLength ? payload : payload.subarray(offset, offset + len), 0);
+    Atomics.store(c, CALL_ID, callId);
+    Atomics.store(c, TOTAL, payload.byteLength);
+    Atomics.store(c, CHUNK_LEN, len);
+    Atomics.store(c, OFFSET, offset);
+    Atomics.store(c, STATUS, status);
+    Atomics.store(c, STATE, READY);
+    Atomics.notify(c, STATE);
+  }
+
+  private async write(callId: number, payload: Uint8Array, status: number, timeoutMs: number): Promise<void> {
     const size = this.data.byteLength;
     let offset = 0;
     do {
       // Wait until the client has taken the previous chunk (of this or an earlier answer).
       await this.waitWhile(READY, timeoutMs);
       const len = Math.min(size, payload.byteLength - offset);
-      this.data.set(payload.subarray(offset, offset + len), 0);
-      Atomics.store(c, CALL_ID, callId);
-      Atomics.store(c, TOTAL, payload.byteLength);
-      Atomics.store(c, CHUNK_LEN, len);
-      Atomics.store(c, OFFSET, offset);
-      Atomics.store(c, STATUS, status);
-      Atomics.store(c, STATE, READY);
-      Atomics.notify(c, STATE);
+      this.writeChunk(callId, payload, offset, len, status);
       offset += len;
     } while (offset < payload.byteLength);
     await this.waitWhile(READY, timeoutMs);
@@ -121,14 +204,43 @@ export interface WaitOptions {
   reserve?: number;
 }
 
-/** The worker side: blocks until the answer to a call has arrived whole. */
+/** The worker side: offers requests and blocks until the answer to a call has arrived whole. */
 export class SyncChannelClient {
   private readonly control: Int32Array;
   private readonly data: Uint8Array;
+  private readonly request: Uint8Array;
+  private readonly scratch: Uint8Array;
+  private readonly encoder = new TextEncoder();
 
   constructor(buffers: SyncChannelBuffers) {
     this.control = new Int32Array(buffers.control);
     this.data = new Uint8Array(buffers.data);
+    this.request = new Uint8Array(buffers.request);
+    this.scratch = new Uint8Array(buffers.request.byteLength);
+  }
+
+  /**
+   * Puts the request for `callId` in the slot, replacing one the host never took (a call given up
+   * on), and says whether a message must follow (see {@link OfferOutcome}).
+   */
+  offer(callId: number, text: string): OfferOutcome {
+    const c = this.control;
+    // Withdraw an untaken request; if the host is copying one out right now, let it finish.
+    while (Atomics.compareExchange(c, REQ_STATE, REQ_PENDING, REQ_EMPTY) === REQ_CLAIMED) Atomics.wait(c, REQ_STATE, REQ_CLAIMED, 5);
+    // Chromium's encodeInto refuses shared memory: encode privately, then copy (requests are small).
+    const { read, written } = this.encoder.encodeInto(text, this.scratch);
+    if (read < text.length) return 'too-large';
+    this.request.set(this.scratch.subarray(0, written));
+    return this.publish(callId, written);
+  }
+
+  private publish(callId: number, len: number): OfferOutcome {
+    const c = this.control;
+    Atomics.store(c, REQ_CALL_ID, callId);
+    Atomics.store(c, REQ_LEN, len);
+    Atomics.store(c, REQ_STATE, REQ_PENDING);
+    // Sequentially consistent with SyncChannelHost.setPolling: a request is never left unseen.
+    return Atomics.load(c, HOST_POLLING) === 1 ? 'polled' : 'notify';
   }
 
   /**

@@ -43,7 +43,7 @@ export const InitRequestSchema = z.object({
   indexURL: z.string(),
   packageIndexURL: z.string(),
   interrupt: sab.optional(),
-  bridge: z.object({ control: sab, data: sab }).optional(),
+  bridge: z.object({ control: sab, data: sab, request: sab }).optional(),
   transport: TransportSchema,
   stdoutFlushMs: z.number().positive(),
   /** Python modules to put on sys.path before user code runs (generated tool modules). */
@@ -107,6 +107,8 @@ export const ToolCallMessageSchema = z.object({
   /** Which registration of a tool registered several times (Python's instance_id). */
   instance: z.string().optional(),
 });
+/** A `call_tool` request is waiting in the shared request slot (sent only when the host is not polling it). */
+export const ToolCallReadyMessageSchema = z.object({ type: z.literal('tool-call-ready'), id, callId: z.number() });
 export const ResponseMessageSchema = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('response'), id, ok: z.literal(true), value: z.unknown() }),
   z.object({ type: z.literal('response'), id, ok: z.literal(false), error: PythonErrorSchema, fatal: z.boolean().optional() }),
@@ -114,7 +116,13 @@ export const ResponseMessageSchema = z.discriminatedUnion('ok', [
 
 // Discriminated on `type`, so each message is checked against its own schema only (this runs for
 // every stream chunk and tool call).
-export const WorkerMessageSchema = z.discriminatedUnion('type', [ProgressMessageSchema, StreamMessageSchema, ToolCallMessageSchema, ResponseMessageSchema]);
+export const WorkerMessageSchema = z.discriminatedUnion('type', [
+  ProgressMessageSchema,
+  StreamMessageSchema,
+  ToolCallMessageSchema,
+  ToolCallReadyMessageSchema,
+  ResponseMessageSchema,
+]);
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
 export type ResponseMessage = z.infer<typeof ResponseMessageSchema>;
 

@@ -63,7 +63,7 @@ def _encode_args(name, args):
     if not isinstance(args, dict):
         raise TypeError(f"call_tool({name!r}, args): args must be a dict of arguments, got {type(args).__name__}")
     try:
-        return json.dumps(_mark_bigints(args))
+        return json.dumps(_mark_bigints(args), allow_nan=False)
     except (TypeError, ValueError) as e:
         raise TypeError(f"call_tool({name!r}): arguments must be JSON data (dict, list, str, int, float, bool, None): {e}") from None
 

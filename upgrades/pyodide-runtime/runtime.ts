@@ -44,6 +44,7 @@ import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import type { PythonStatus } from '../../src/kernel/events.ts';
 import {
   DEFAULT_PACKAGE_INDEX,
+  ToolCallMessageSchema,
   WorkerMessageSchema,
   parseMessage,
   type ExecuteValue,
@@ -57,7 +58,9 @@ import {
 import { TOOL_STATUS } from './python-prelude.ts';
 import { defaultIndexURL, inNode, spawnWorker, type WorkerHandle } from './worker-handle.ts';
 import { toMarshal } from '../../src/bridge/marshal.ts';
-import { createSyncChannelBuffers, SyncChannelHost, type SyncChannelBuffers } from '../../src/bridge/sync-channel.ts';
+import { RequestPoller } from '../../src/bridge/request-poller.ts';
+import { createSyncChannelBuffers, SyncChannelHost, type SlotRequest, type SyncChannelBuffers } from '../../src/bridge/sync-channel.ts';
+import { parseToolJson } from '../../src/bridge/tool-request.ts';
 
 export { DEFAULT_PACKAGE_INDEX, PYODIDE_VERSION } from './protocol.ts';
 
@@ -132,6 +135,13 @@ export interface PyodideRuntimeOptions {
    * `npm run bench` measured no gain, so it is off by default. Default: false.
    */
   prestartOnTimeout?: boolean;
+  /**
+   * How long the host keeps looking at the shared request slot after answering a \`call_tool\`,
+   * in ms (shared-memory transport). Calls in a loop then reach the host without waking its
+   * thread, several times faster on virtual machines; the price is a busy event loop for at most
+   * this long after each call. 0 turns it off. Default: 2.
+   */
+  bridgePollMs?: number;
 }
 
 /** Options of one run. */
@@ -200,7 +210,7 @@ interface Pending {
 interface Live {
   worker: WorkerHandle;
   interrupt?: Int32Array;
-  bridge?: { buffers: SyncChannelBuffers; host: SyncChannelHost };
+  bridge?: { buffers: SyncChannelBuffers; host: SyncChannelHost; poller: RequestPoller };
   pending: Map<string, Pending>;
   /** stdout/stderr of runs in flight, by request id. */
   outputs: Map<string, { stdout: string[]; stderr: string[]; chars: [number, number] }>;
@@ -270,6 +280,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     packageIndexURL: options.packageIndexURL ?? DEFAULT_PACKAGE_INDEX,
     initTimeoutMs: options.initTimeoutMs ?? 120_000,
     prestart: options.prestartOnTimeout ?? false,
+    bridgePollMs: options.bridgePollMs ?? 2,
     memorySnapshot: options.memorySnapshot ?? true,
   };
   let status: PythonStatus = 'idle';
@@ -334,8 +345,28 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       payload = toMarshal({ code: 'BRIDGE_FAILED', message: String((e as Error).message ?? e) });
     }
     if (l.dead) return;
-    if (t === 'shared-memory' && l.bridge) await l.bridge.host.respond(msg.callId, payload, status).catch(() => undefined);
-    else l.worker.post({ type: 'tool-result', id: msg.id, callId: msg.callId, status, payload }, [payload.buffer as ArrayBuffer]);
+    if (t === 'shared-memory' && l.bridge) {
+      // Python usually calls again right away: watch the request slot instead of waiting to be
+      // woken. Before answering, so the worker already sees the host watching when it asks again.
+      l.bridge.poller.watch();
+      await l.bridge.host.respond(msg.callId, payload, status).catch(() => undefined);
+    } else l.worker.post({ type: 'tool-result', id: msg.id, callId: msg.callId, status, payload }, [payload.buffer as ArrayBuffer]);
+  }
+
+  /** Answers a request taken from the shared slot (by the poller or after a `tool-call-ready`). */
+  function answerSlotRequest(l: Live, request: SlotRequest): void {
+    let parsed: ReturnType<typeof parseMessage<typeof ToolCallMessageSchema>>;
+    try {
+      parsed = parseMessage(ToolCallMessageSchema, parseToolJson(request.text));
+    } catch (e) {
+      parsed = { ok: false, error: `the request is not JSON: ${(e as Error).message}` };
+    }
+    if (!parsed.ok) {
+      const payload = toMarshal({ code: 'BRIDGE_FAILED', message: `malformed call_tool request: ${parsed.error}` });
+      void l.bridge?.host.respond(request.callId, payload, TOOL_STATUS.bridgeError).catch(() => undefined);
+      return;
+    }
+    void answerToolCall(l, parsed.value, 'shared-memory');
   }
 
   async function start(): Promise<Live> {
@@ -347,12 +378,16 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     const l: Live = {
       worker,
       interrupt: interruptBuffer ? new Int32Array(interruptBuffer) : undefined,
-      bridge: buffers ? { buffers, host: new SyncChannelHost(buffers) } : undefined,
+      bridge: undefined,
       pending: new Map(),
       outputs: new Map(),
       ready: Promise.resolve(undefined as never),
       dead: false,
     };
+    if (buffers) {
+      const channel = new SyncChannelHost(buffers);
+      l.bridge = { buffers, host: channel, poller: new RequestPoller(channel, (r) => answerSlotRequest(l, r), { windowMs: o.bridgePollMs }) };
+    }
     const die = (why: string) => {
       if (l.dead) return;
       l.dead = true;
@@ -402,6 +437,12 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
         case 'tool-call':
           void answerToolCall(l, msg, transport);
           return;
+        case 'tool-call-ready': {
+          // The poller may have taken it already; the slot hands each request out once.
+          const request = l.bridge?.host.takeRequest();
+          if (request) answerSlotRequest(l, request);
+          return;
+        }
         case 'response': {
           const p = l.pending.get(msg.id);
           l.pending.delete(msg.id);

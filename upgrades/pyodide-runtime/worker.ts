@@ -20,6 +20,7 @@ import {
 import { BRIDGE_MODULE, RUNNER_MODULE, TOOL_STATUS } from './python-prelude.ts';
 import { toMarshal } from '../../src/bridge/marshal.ts';
 import { SyncChannelAbort, SyncChannelClient } from '../../src/bridge/sync-channel.ts';
+import { parseToolJson, toolRequestText } from '../../src/bridge/tool-request.ts';
 
 interface Port {
   post(msg: WorkerMessage, transfer?: Transferable[]): void;
@@ -299,15 +300,8 @@ function writeModules(modules: { path: string; source: string }[]): void {
   }
 }
 
-/** Arguments from Python's json.dumps, with its big-int markers turned into BigInt. */
-function parseArgs(json: string): unknown {
-  return JSON.parse(json, (_k, v: unknown) =>
-    v && typeof v === 'object' && '__armature_bigint__' in v ? BigInt((v as { __armature_bigint__: string }).__armature_bigint__) : v,
-  );
-}
-
 function toolCall(callId: number, name: string, argsJson: string, instance: string | null | undefined): WorkerMessage {
-  const msg = { type: 'tool-call' as const, id: currentRun?.id ?? 'none', callId, name, args: parseArgs(argsJson) };
+  const msg = { type: 'tool-call' as const, id: currentRun?.id ?? 'none', callId, name, args: parseToolJson(argsJson) };
   return typeof instance === 'string' ? { ...msg, instance } : msg;
 }
 
@@ -323,8 +317,13 @@ function answer(status: number, payload: Uint8Array): Uint8Array {
 function callSync(name: string, argsJson: string, instance?: string | null): Uint8Array {
   if (!channel) return answer(TOOL_STATUS.bridgeError, toMarshal({ code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' }));
   const callId = ++callSeq;
-  port.post(toolCall(callId, name, argsJson, instance));
   try {
+    // The request goes through the shared slot; a message follows only if the host is not
+    // already watching it (after an answer it watches for a moment: calls come in bursts).
+    const id = currentRun?.id ?? 'none';
+    const outcome = channel.offer(callId, toolRequestText({ id, callId, name, instance }, argsJson));
+    if (outcome === 'notify') port.post({ type: 'tool-call-ready', id, callId });
+    else if (outcome === 'too-large') port.post(toolCall(callId, name, argsJson, instance));
     // The channel leaves byte 0 free, so the status goes in without copying the payload again.
     const { status, payload } = channel.waitFor(callId, { interrupt, reserve: 1 });
     payload[0] = status;

@@ -63,3 +63,34 @@ test('values Python cannot receive are refused with their path', () => {
   assert.throws(() => toMarshal({ root: cyclic }), /cycle at \$\.root\.self/);
   assert.throws(() => toMarshal(Symbol('s')), /cannot send a symbol/);
 });
+
+test('encoding into a growable shared target gives the same bytes, in place when it fits, privately when it cannot grow', () => {
+  const target = (initial: number, max: number) => {
+    const sab = new SharedArrayBuffer(initial, { maxByteLength: max });
+    const grow = (n: number) => {
+      if (n > sab.maxByteLength) return undefined;
+      sab.grow(Math.max(n, sab.byteLength));
+      return new Uint8Array(sab, 0, sab.byteLength);
+    };
+    return { sab, t: { bytes: new Uint8Array(sab, 0, initial), grow } };
+  };
+  const values: unknown[] = [
+    1,
+    'x'.repeat(100_000) + 'é😀',
+    ['a'.repeat(70), 'é'.repeat(5000), { k: 'ü'.repeat(40_000) }],
+    Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `n${i}`, note: 'ñ'.repeat(i % 90) })),
+  ];
+  for (const v of values) {
+    const own = toMarshal(v);
+    const roomy = target(16, 1 << 24);
+    const inPlace = toMarshal(v, roomy.t);
+    assert.equal(inPlace.buffer, roomy.sab, 'written into the target');
+    assert.deepEqual(Uint8Array.from(inPlace), own);
+    const cramped = target(16, 64);
+    const moved = toMarshal(v, cramped.t);
+    if (own.length > 64) assert.notEqual(moved.buffer, cramped.sab, 'moved to a buffer of its own');
+    assert.deepEqual(Uint8Array.from(moved), own);
+  }
+  const long = 'x'.repeat(100_000) + 'é😀';
+  assert.equal(decode(long), `'${long}'`);
+});

@@ -24,24 +24,97 @@ const T_UNICODE = 0x75; // u
 const T_LIST = 0x5b; // [
 const T_DICT = 0x7b; // {
 const T_NULL = 0x30; // 0 (ends a dict)
+const T_SMALL_TUPLE = 0x29; // )
 const T_REF = 0x72; // r
 const FLAG_REF = 0x80;
 
+/**
+ * Memory to encode into instead of a private buffer (the shared-memory answer region), grown on
+ * demand. When it cannot grow enough the encoder moves to a private buffer and the result is not
+ * in the target.
+ */
+export interface MarshalTarget {
+  /** A fixed-length view from offset 0 of the target (length-tracking views are ~3x slower to fill). */
+  bytes: Uint8Array;
+  /** Grows the target to at least `bytes` and returns the new view; undefined when it cannot. */
+  grow(bytes: number): Uint8Array | undefined;
+}
+
+/** Whether TextEncoder.encodeInto accepts shared memory here (Node does, Chromium does not). */
+let encodeIntoShared = true;
+
 class Writer {
-  // Small to start: most tool results are tiny, and the buffer doubles as needed.
-  buf = new Uint8Array(256);
-  view = new DataView(this.buf.buffer);
+  buf: Uint8Array;
+  view: DataView;
   pos = 0;
+  private target: MarshalTarget | undefined;
   private readonly encoder = new TextEncoder();
+
+  constructor(target?: MarshalTarget) {
+    this.target = target;
+    // Small to start: most tool results are tiny, and the buffer doubles as needed.
+    this.buf = target?.bytes ?? new Uint8Array(256);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+  }
 
   reserve(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    let size = Math.max(this.buf.length * 2, 256);
     while (size < this.pos + n) size *= 2;
+    const grown = this.target?.grow(size);
+    if (grown) {
+      this.buf = grown;
+      this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
+      return;
+    }
+    this.target = undefined;
     const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.pos));
+    // All of it: a string being encoded may already lie beyond pos.
+    next.set(this.buf);
     this.buf = next;
     this.view = new DataView(next.buffer);
+  }
+
+  /** Whether `buf` is the caller's target memory (still shared). */
+  get inTarget(): boolean {
+    return this.target !== undefined;
+  }
+
+  /**
+   * Writes `s` as UTF-8 at `at` (reserving as it goes) and returns the byte count. Room for the
+   * ASCII size is reserved first and more only if the text needs it, so a big ASCII string does
+   * not grow the buffer to three times its size.
+   */
+  private utf8(s: string, at: number): number {
+    const n = s.length;
+    const base = at - this.pos;
+    if (this.target && !encodeIntoShared) {
+      // Encode privately, then copy into the shared target.
+      const scratch = new Uint8Array(n * 3);
+      const { written } = this.encoder.encodeInto(s, scratch);
+      this.reserve(base + written);
+      this.buf.set(scratch.subarray(0, written), at);
+      return written;
+    }
+    this.reserve(base + n);
+    let read = 0;
+    let written = 0;
+    for (;;) {
+      const rest = read === 0 ? s : s.slice(read);
+      let r: { read: number; written: number };
+      try {
+        r = this.encoder.encodeInto(rest, this.buf.subarray(at + written));
+      } catch (e) {
+        if (!this.target) throw e;
+        encodeIntoShared = false;
+        return this.utf8(s, at);
+      }
+      read += r.read;
+      written += r.written;
+      if (read >= n) return written;
+      // Not ASCII: room for the worst case of what is left (encodeInto stops between code points).
+      this.reserve(base + written + (n - read) * 3);
+    }
   }
 
   byte(b: number): void {
@@ -76,11 +149,8 @@ class Writer {
         return;
       }
     }
-    // Reserve the worst case (3 bytes per UTF-16 unit) once; encodeInto writes in place.
-    this.reserve(5 + n * 3);
     const start = this.pos;
-    const { read, written } = this.encoder.encodeInto(s, this.buf.subarray(start + 5));
-    if (read !== n) throw new Error('[marshal] string did not fit its reservation');
+    const written = this.utf8(s, start + 5);
     const ascii = written === n;
     if (ascii && n < 256) {
       this.buf[start] = T_SHORT_ASCII | flag;
@@ -129,9 +199,31 @@ class Writer {
   }
 }
 
-/** Encodes `value` (see the module comment for the mapping) for Python's `marshal.loads`. */
-export function toMarshal(value: unknown): Uint8Array {
-  const w = new Writer();
+/**
+ * Encodes `value` (see the module comment for the mapping) for Python's `marshal.loads`. With a
+ * `target` the bytes are written there when they fit (the result is then a view of it: check its
+ * `buffer`); otherwise, and without one, the result is a buffer of its own.
+ */
+export function toMarshal(value: unknown, target?: MarshalTarget): Uint8Array {
+  return encodeDocument(value, target);
+}
+
+/**
+ * A tool answer for Python: the tuple `(status, value)` in one marshal document, so that one
+ * buffer carries both and Python unpacks them with one `marshal.loads`. `target` as in toMarshal.
+ */
+export function toAnswer(status: number, value: unknown, target?: MarshalTarget): Uint8Array {
+  return encodeDocument(value, target, status);
+}
+
+function encodeDocument(value: unknown, target: MarshalTarget | undefined, status?: number): Uint8Array {
+  const w = new Writer(target);
+  if (status !== undefined) {
+    w.byte(T_SMALL_TUPLE);
+    w.byte(2);
+    w.byte(T_INT);
+    w.int32(status);
+  }
   const keyRefs = new Map<string, number>();
   let refCount = 0;
   const active = new Set<object>();
@@ -224,6 +316,7 @@ export function toMarshal(value: unknown): Uint8Array {
   };
 
   encode(value);
+  if (w.inTarget) return w.buf.subarray(0, w.pos);
   // A view, not a copy: the writer is discarded, and large results are copied enough already.
   // Only trim when the buffer is mostly slack (it may be transferred whole to a worker).
   return w.buf.length > w.pos * 2 && w.pos > 4096 ? w.buf.slice(0, w.pos) : w.buf.subarray(0, w.pos);

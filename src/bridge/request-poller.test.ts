@@ -8,7 +8,7 @@ type Reply = { type: string; id: number; outcomes?: string[]; echoes?: string[] 
 
 /** A worker making `count` calls in a row and a host answering each with its request text. */
 async function calls(windowMs: number, count: number): Promise<{ outcomes: string[]; echoes: string[]; slot: number; messages: number; poller: RequestPoller }> {
-  const buffers = createSyncChannelBuffers(1024);
+  const buffers = createSyncChannelBuffers({ dataBytes: 1024 });
   const worker = startNodeWorker(new URL('../../test/fixtures/channel-worker.ts', import.meta.url), { workerData: { buffers, interrupt: new SharedArrayBuffer(4) } });
   const host = new SyncChannelHost(buffers);
   let slot = 0;
@@ -59,7 +59,7 @@ test('with polling off every call sends a message, and all are still answered', 
 });
 
 test('the poller stops by itself when no call comes within its window', async () => {
-  const buffers = createSyncChannelBuffers(64);
+  const buffers = createSyncChannelBuffers({ dataBytes: 64 });
   const host = new SyncChannelHost(buffers);
   const poller = new RequestPoller(host, () => assert.fail('no request was made'), { windowMs: 5 });
   poller.watch();

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { startNodeWorker } from '../../src/platform/node-worker.ts';
 import { createSyncChannelBuffers, SyncChannelHost } from './sync-channel.ts';
 
-type Reply = { type: string; id: number; status?: number; length?: number; sum?: number; reason?: string; text?: string; outcome?: string; outcomes?: string[]; echoes?: string[] };
+type Reply = { type: string; id: number; shared?: boolean; status?: number; length?: number; sum?: number; reason?: string; text?: string; outcome?: string; outcomes?: string[]; echoes?: string[] };
 
-function setup(dataBytes: number, requestBytes?: number) {
-  const buffers = createSyncChannelBuffers(dataBytes, requestBytes);
+function setup(dataBytes: number, requestBytes?: number, maxDataBytes = dataBytes) {
+  const buffers = createSyncChannelBuffers({ dataBytes, maxDataBytes, requestBytes });
   const interrupt = new SharedArrayBuffer(4);
   const worker = startNodeWorker(new URL('../../test/fixtures/channel-worker.ts', import.meta.url), { workerData: { buffers, interrupt } });
   const host = new SyncChannelHost(buffers);
@@ -23,7 +23,7 @@ function setup(dataBytes: number, requestBytes?: number) {
       const check = (r: Reply) => (pred(r) ? resolve(r) : waiters.push(check));
       waiters.push(check);
     });
-  return { worker, host, interrupt: new Int32Array(interrupt), next, replies };
+  return { worker, host, interrupt: new Int32Array(interrupt), next, replies, buffers };
 }
 
 function payload(size: number): Uint8Array {
@@ -137,6 +137,65 @@ test('a request given up on is replaced by the next one; a request too large for
     assert.equal(host.takeRequest(), undefined, 'the slot stays empty');
     await host.respond(30, echo('ok'));
     assert.deepEqual((await next((r) => r.type === 'offers-done')).echoes, ['ok']);
+  } finally {
+    await worker.terminate();
+  }
+});
+
+test('the answer region grows to carry an answer whole, and an answer can be written straight into it', async () => {
+  const { worker, host, next, buffers } = setup(1024, undefined, 1024 * 1024);
+  try {
+    worker.postMessage({ op: 'call', id: 1, size: 200_000 });
+    await next((r) => r.type === 'request' && r.id === 1);
+    const p = payload(200_000);
+    await host.respond(1, p);
+    const done = await next((r) => r.type === 'done' && r.id === 1);
+    assert.deepEqual([done.length, done.sum], [200_000, checksum(p)]);
+    assert.ok(buffers.data.byteLength >= 200_000, `grew to ${buffers.data.byteLength}`);
+    // In place: written into the region through answerTarget, then published without a copy.
+    worker.postMessage({ op: 'call', id: 2, size: 300_000 });
+    await next((r) => r.type === 'request' && r.id === 2);
+    const target = host.answerTarget();
+    assert.ok(target, 'the region is free');
+    const region = target.grow(300_000);
+    assert.ok(region && region.length >= 300_000);
+    const q = payload(300_000);
+    region.set(q);
+    await host.respond(2, region.subarray(0, 300_000));
+    const done2 = await next((r) => r.type === 'done' && r.id === 2);
+    assert.deepEqual([done2.length, done2.sum], [300_000, checksum(q)]);
+    assert.equal(target.grow(2 * 1024 * 1024), undefined, 'not beyond its maximum');
+  } finally {
+    await worker.terminate();
+  }
+});
+
+test('an answer read in place holds the region: nothing is written over it until the worker releases it', async () => {
+  const { worker, host, next } = setup(4096, undefined, 4096);
+  try {
+    worker.postMessage({ op: 'call', id: 1, size: 3000, view: true });
+    await next((r) => r.type === 'request' && r.id === 1);
+    const p = payload(3000);
+    await host.respond(1, p);
+    const done = await next((r) => r.type === 'done' && r.id === 1);
+    assert.deepEqual([done.length, done.sum, done.shared], [3000, checksum(p), true]);
+    assert.equal(host.answerTarget(), undefined, 'held: no in-place encoding');
+    let written = false;
+    const stale = host.respond(99, payload(10)).then(() => (written = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(written, false, 'a later answer waits for the release');
+    worker.postMessage({ op: 'release' });
+    await next((r) => r.type === 'released');
+    // The next call skips the stale answer (taking it), then gets its own; multi-chunk answers
+    // are copied, never held.
+    worker.postMessage({ op: 'call', id: 2, size: 10_000, view: true });
+    await next((r) => r.type === 'request' && r.id === 2);
+    const q = payload(10_000);
+    await host.respond(2, q);
+    const done2 = await next((r) => r.type === 'done' && r.id === 2);
+    assert.deepEqual([done2.length, done2.sum, done2.shared], [10_000, checksum(q), false]);
+    await stale;
+    assert.equal(written, true);
   } finally {
     await worker.terminate();
   }

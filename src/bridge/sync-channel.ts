@@ -12,7 +12,8 @@
  * Answers: the worker blocks in {@link SyncChannelClient.waitFor}; the host answers with
  * {@link SyncChannelHost.respond}. Answers of any size flow through a fixed data region chunk by
  * chunk: the host writes a chunk and flips `state` to READY, the client copies it out and flips it
- * back to TAKEN (or IDLE after the last one).
+ * back to TAKEN (or IDLE after the last one). A one-chunk answer can be read in place: the client
+ * then holds the region (HELD) until {@link SyncChannelClient.release} or its next call.
  *
  * Runs in browsers (cross-origin isolated pages) and Node; imports nothing platform-specific.
  */
@@ -38,6 +39,11 @@ const SPIN_LOOKS = 20000;
 const IDLE = 0;
 const READY = 1;
 const TAKEN = 2;
+/** The client returned a view of the region (one-chunk answer) that is still being read. */
+const HELD = 3;
+
+/** Whether the answer region holds something the client has not finished with. */
+const busy = (state: number) => state === READY || state === HELD;
 
 /** `REQ_STATE` values. */
 const REQ_EMPTY = 0;
@@ -47,18 +53,43 @@ const REQ_CLAIMED = 2;
 /** The shared buffers of a channel; send them to the worker in its init message. */
 export interface SyncChannelBuffers {
   control: SharedArrayBuffer;
-  /** Answers, chunk by chunk. */
+  /** Answers: one whole answer when it fits, else chunk by chunk. Growable where supported. */
   data: SharedArrayBuffer;
   /** One request at a time, as UTF-8 text. */
   request: SharedArrayBuffer;
 }
 
-/**
- * Allocates a channel with an answer region of `dataBytes` (default: 8 MiB, fewer handshakes for
- * big answers) and a request region of `requestBytes` (default: 64 KiB; larger requests go by message).
- */
-export function createSyncChannelBuffers(dataBytes = 8 * 1024 * 1024, requestBytes = 64 * 1024): SyncChannelBuffers {
-  return { control: new SharedArrayBuffer(CONTROL_WORDS * 4), data: new SharedArrayBuffer(dataBytes), request: new SharedArrayBuffer(requestBytes) };
+/** Sizes of a channel's regions. */
+export interface SyncChannelSizes {
+  /** Initial size of the answer region. Default: 1 MiB. */
+  dataBytes?: number;
+  /**
+   * Size the answer region may grow to, so that answers up to it travel whole, encoded straight
+   * into it; bigger ones are chunked. The region keeps the largest size it reached. Where growable
+   * SharedArrayBuffers are missing the region is fixed at this size. Default: 64 MiB.
+   */
+  maxDataBytes?: number;
+  /** Size of the request slot; larger requests go by message. Default: 64 KiB. */
+  requestBytes?: number;
+}
+
+/** Allocates a channel (see {@link SyncChannelSizes}). */
+export function createSyncChannelBuffers(sizes: SyncChannelSizes = {}): SyncChannelBuffers {
+  const max = sizes.maxDataBytes ?? 64 * 1024 * 1024;
+  const initial = Math.min(sizes.dataBytes ?? 1024 * 1024, max);
+  let data = new SharedArrayBuffer(initial, { maxByteLength: max });
+  // Older engines ignore the option and give a fixed buffer: then allocate the maximum at once
+  // (pages never written are not committed).
+  if (!data.growable && initial < max) data = new SharedArrayBuffer(max);
+  return { control: new SharedArrayBuffer(CONTROL_WORDS * 4), data, request: new SharedArrayBuffer(sizes.requestBytes ?? 64 * 1024) };
+}
+
+/** Memory the next answer can be encoded into in place (see {@link SyncChannelHost.answerTarget}). */
+export interface AnswerTarget {
+  /** The answer region, from offset 0 (a fixed-length view: filling one that tracks growth is ~3x slower). */
+  bytes: Uint8Array;
+  /** Grows the region to at least `bytes` and returns the new view; undefined beyond its maximum. */
+  grow(bytes: number): Uint8Array | undefined;
 }
 
 /** A request taken from the slot by the host. */
@@ -87,15 +118,37 @@ export class SyncChannelAbort extends Error {
 /** The main-thread side: writes answers. Answers are written one at a time, in call order. */
 export class SyncChannelHost {
   private readonly control: Int32Array;
-  private readonly data: Uint8Array;
+  private readonly region: SharedArrayBuffer;
+  /** Fixed-length view of the whole region, replaced when it grows. */
+  private data: Uint8Array;
   private readonly request: Uint8Array;
   private readonly decoder = new TextDecoder();
   private queue: Promise<void> | undefined;
 
   constructor(buffers: SyncChannelBuffers) {
     this.control = new Int32Array(buffers.control);
-    this.data = new Uint8Array(buffers.data);
+    this.region = buffers.data;
+    this.data = new Uint8Array(buffers.data, 0, buffers.data.byteLength);
     this.request = new Uint8Array(buffers.request);
+  }
+
+  /**
+   * The answer region to encode the next answer into, when it is free now (no answer queued, the
+   * last one taken); pass what was encoded there to {@link respond} in the same task, before
+   * anything else can answer.
+   */
+  answerTarget(): AnswerTarget | undefined {
+    if (this.queue || busy(Atomics.load(this.control, STATE))) return undefined;
+    return { bytes: this.data, grow: (n) => (this.grow(n) ? this.data : undefined) };
+  }
+
+  private grow(bytes: number): boolean {
+    const r = this.region;
+    if (bytes <= r.byteLength) return true;
+    if (!r.growable || bytes > r.maxByteLength) return false;
+    r.grow(bytes);
+    this.data = new Uint8Array(r, 0, r.byteLength);
+    return true;
   }
 
   /**
@@ -131,13 +184,19 @@ export class SyncChannelHost {
    * is written at once, before this returns.
    */
   respond(callId: number, payload: Uint8Array, status = 0, timeoutMs = 30_000): Promise<void> {
-    if (!this.queue && payload.byteLength <= this.data.byteLength && Atomics.load(this.control, STATE) !== READY) {
+    const inPlace = payload.buffer === this.region;
+    const free = !this.queue && !busy(Atomics.load(this.control, STATE));
+    if (free && (inPlace || this.grow(payload.byteLength))) {
       // The common case, kept free of promise hops: the client is waiting and spinning, so every
       // microsecond here is on its clock. Nothing waits for the client to take it; the next
       // answer does (and resets the channel if the client is gone).
-      this.writeChunk(callId, payload, 0, payload.byteLength, status);
+      if (inPlace && payload.byteOffset !== 0) this.data.copyWithin(0, payload.byteOffset, payload.byteOffset + payload.byteLength);
+      this.publish(callId, inPlace ? undefined : payload, payload.byteLength, 0, payload.byteLength, status);
       return Promise.resolve();
     }
+    // Encoded in place, but the region is no longer free (the caller broke the same-task rule).
+    if (inPlace) payload = payload.slice();
+    this.grow(Math.min(payload.byteLength, this.region.growable ? this.region.maxByteLength : this.region.byteLength));
     const run = () => this.write(callId, payload, status, timeoutMs);
     const next = (this.queue ?? Promise.resolve()).then(run, run);
     const tail = next.catch(() => undefined);
@@ -148,11 +207,12 @@ export class SyncChannelHost {
     return next;
   }
 
-  private writeChunk(callId: number, payload: Uint8Array, offset: number, len: number, status: number): void {
+  /** Copies a chunk of `payload` (none: already in the region) and hands it to the client. */
+  private publish(callId: number, payload: Uint8Array | undefined, total: number, offset: number, len: number, status: number): void {
     const c = this.control;
-    this.data.set(len === payload.byteLength ? payload : payload.subarray(offset, offset + len), 0);
+    if (payload) this.data.set(len === payload.byteLength ? payload : payload.subarray(offset, offset + len), 0);
     Atomics.store(c, CALL_ID, callId);
-    Atomics.store(c, TOTAL, payload.byteLength);
+    Atomics.store(c, TOTAL, total);
     Atomics.store(c, CHUNK_LEN, len);
     Atomics.store(c, OFFSET, offset);
     Atomics.store(c, STATUS, status);
@@ -165,17 +225,17 @@ export class SyncChannelHost {
     let offset = 0;
     do {
       // Wait until the client has taken the previous chunk (of this or an earlier answer).
-      await this.waitWhile(READY, timeoutMs);
+      await this.waitUntilFree(timeoutMs);
       const len = Math.min(size, payload.byteLength - offset);
-      this.writeChunk(callId, payload, offset, len, status);
+      this.publish(callId, payload, payload.byteLength, offset, len, status);
       offset += len;
     } while (offset < payload.byteLength);
-    await this.waitWhile(READY, timeoutMs);
+    await this.waitUntilFree(timeoutMs);
   }
 
-  private async waitWhile(value: number, timeoutMs: number): Promise<void> {
+  private async waitUntilFree(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (Atomics.load(this.control, STATE) === value) {
+    for (let value = Atomics.load(this.control, STATE); busy(value); value = Atomics.load(this.control, STATE)) {
       const left = deadline - Date.now();
       if (left <= 0) {
         // The client is gone; reset so the next answer is not blocked forever.
@@ -200,21 +260,26 @@ export interface WaitOptions {
   interrupt?: Int32Array;
   /** How often to look at `interrupt` while waiting, in ms. Default: 50. */
   sliceMs?: number;
-  /** Bytes to leave free at the start of the returned payload (e.g. for a status byte). Default: 0. */
-  reserve?: number;
+  /**
+   * Return a one-chunk answer as a view of the shared region instead of a copy. The region is
+   * then held — the host writes nothing — until {@link SyncChannelClient.release} or the next
+   * `offer`/`waitFor`; read the view before either. Default: false.
+   */
+  view?: boolean;
 }
 
 /** The worker side: offers requests and blocks until the answer to a call has arrived whole. */
 export class SyncChannelClient {
   private readonly control: Int32Array;
-  private readonly data: Uint8Array;
+  /** The answer region; it may have grown since the last answer, so views are made per chunk. */
+  private readonly region: SharedArrayBuffer;
   private readonly request: Uint8Array;
   private readonly scratch: Uint8Array;
   private readonly encoder = new TextEncoder();
 
   constructor(buffers: SyncChannelBuffers) {
     this.control = new Int32Array(buffers.control);
-    this.data = new Uint8Array(buffers.data);
+    this.region = buffers.data;
     this.request = new Uint8Array(buffers.request);
     this.scratch = new Uint8Array(buffers.request.byteLength);
   }
@@ -225,6 +290,7 @@ export class SyncChannelClient {
    */
   offer(callId: number, text: string): OfferOutcome {
     const c = this.control;
+    this.release();
     // Withdraw an untaken request; if the host is copying one out right now, let it finish.
     while (Atomics.compareExchange(c, REQ_STATE, REQ_PENDING, REQ_EMPTY) === REQ_CLAIMED) Atomics.wait(c, REQ_STATE, REQ_CLAIMED, 5);
     // Chromium's encodeInto refuses shared memory: encode privately, then copy (requests are small).
@@ -250,8 +316,8 @@ export class SyncChannelClient {
    */
   waitFor(callId: number, options: WaitOptions = {}): { status: number; payload: Uint8Array } {
     const c = this.control;
+    this.release();
     const slice = options.sliceMs ?? 50;
-    const reserve = options.reserve ?? 0;
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     let out: Uint8Array | undefined;
     let received = 0;
@@ -273,15 +339,25 @@ export class SyncChannelClient {
       const offset = Atomics.load(c, OFFSET);
       const status = Atomics.load(c, STATUS);
       const last = offset + len >= total;
+      if (id === callId && options.view && offset === 0 && last) {
+        // Read in place: no copy into fresh (page-faulting) memory; the host waits for release().
+        Atomics.store(c, STATE, HELD);
+        return { status, payload: new Uint8Array(this.region, 0, len) };
+      }
       if (id === callId) {
-        out ??= new Uint8Array(total + reserve);
-        // Copy out of shared memory: decoders reject shared views, and the host reuses the region.
-        out.set(this.data.subarray(0, len), offset + reserve);
+        out ??= new Uint8Array(total);
+        // Copy out of shared memory: the host reuses the region for the next chunk.
+        out.set(new Uint8Array(this.region, 0, len), offset);
         received += len;
       }
       Atomics.store(c, STATE, last ? IDLE : TAKEN);
       Atomics.notify(c, STATE);
-      if (id === callId && last && received >= total) return { status, payload: out ?? new Uint8Array(reserve) };
+      if (id === callId && last && received >= total) return { status, payload: out ?? new Uint8Array(0) };
     }
+  }
+
+  /** Lets the host use the answer region again after a `view` answer (harmless otherwise). */
+  release(): void {
+    if (Atomics.compareExchange(this.control, STATE, HELD, IDLE) === HELD) Atomics.notify(this.control, STATE);
   }
 }

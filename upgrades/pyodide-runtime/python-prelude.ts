@@ -69,10 +69,8 @@ def _encode_args(name, args):
 
 
 def _finish(name, answer):
-    # One buffer per answer: a status byte, then the marshal-encoded value (one proxy, one copy).
-    raw = answer.to_bytes()
-    status = raw[0]
-    data = marshal.loads(memoryview(raw)[1:])
+    # One buffer per answer, marshal of (status, value): one proxy, one copy, one decode.
+    status, data = marshal.loads(answer.to_bytes())
     if status == ${TOOL_STATUS.ok}:
         return data
     if status == ${TOOL_STATUS.interrupted}:

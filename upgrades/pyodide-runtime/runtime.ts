@@ -57,7 +57,7 @@ import {
 } from './protocol.ts';
 import { TOOL_STATUS } from './python-prelude.ts';
 import { defaultIndexURL, inNode, spawnWorker, type WorkerHandle } from './worker-handle.ts';
-import { toMarshal } from '../../src/bridge/marshal.ts';
+import { toAnswer } from '../../src/bridge/marshal.ts';
 import { RequestPoller } from '../../src/bridge/request-poller.ts';
 import { createSyncChannelBuffers, SyncChannelHost, type SlotRequest, type SyncChannelBuffers } from '../../src/bridge/sync-channel.ts';
 import { parseToolJson } from '../../src/bridge/tool-request.ts';
@@ -331,18 +331,20 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
         : { ok: false as const, error: { code: 'NO_TOOLS', message: 'no tools are connected to this Python runtime' } };
       if (r.ok) {
         try {
-          payload = toMarshal(r.value);
+          // Over shared memory the value is encoded straight into the free answer region, and
+          // respond() below (same task) publishes it without copying.
+          payload = toAnswer(status, r.value, t === 'shared-memory' && !l.dead ? l.bridge?.host.answerTarget() : undefined);
         } catch (e) {
           status = TOOL_STATUS.bridgeError;
-          payload = toMarshal({ code: 'UNSENDABLE_RESULT', message: `${msg.name} returned a value Python cannot receive: ${(e as Error).message}` });
+          payload = toAnswer(status, { code: 'UNSENDABLE_RESULT', message: `${msg.name} returned a value Python cannot receive: ${(e as Error).message}` });
         }
       } else {
         status = TOOL_STATUS.toolError;
-        payload = toMarshal({ code: r.error.code, message: r.error.message, hint: r.hint });
+        payload = toAnswer(status, { code: r.error.code, message: r.error.message, hint: r.hint });
       }
     } catch (e) {
       status = TOOL_STATUS.bridgeError;
-      payload = toMarshal({ code: 'BRIDGE_FAILED', message: String((e as Error).message ?? e) });
+      payload = toAnswer(status, { code: 'BRIDGE_FAILED', message: String((e as Error).message ?? e) });
     }
     if (l.dead) return;
     if (t === 'shared-memory' && l.bridge) {
@@ -362,7 +364,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       parsed = { ok: false, error: `the request is not JSON: ${(e as Error).message}` };
     }
     if (!parsed.ok) {
-      const payload = toMarshal({ code: 'BRIDGE_FAILED', message: `malformed call_tool request: ${parsed.error}` });
+      const payload = toAnswer(TOOL_STATUS.bridgeError, { code: 'BRIDGE_FAILED', message: `malformed call_tool request: ${parsed.error}` });
       void l.bridge?.host.respond(request.callId, payload, TOOL_STATUS.bridgeError).catch(() => undefined);
       return;
     }

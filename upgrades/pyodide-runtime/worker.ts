@@ -18,7 +18,7 @@ import {
   type WorkerMessage,
 } from './protocol.ts';
 import { BRIDGE_MODULE, RUNNER_MODULE, TOOL_STATUS } from './python-prelude.ts';
-import { toMarshal } from '../../src/bridge/marshal.ts';
+import { toAnswer } from '../../src/bridge/marshal.ts';
 import { SyncChannelAbort, SyncChannelClient } from '../../src/bridge/sync-channel.ts';
 import { parseToolJson, toolRequestText } from '../../src/bridge/tool-request.ts';
 
@@ -305,17 +305,13 @@ function toolCall(callId: number, name: string, argsJson: string, instance: stri
   return typeof instance === 'string' ? { ...msg, instance } : msg;
 }
 
-/** An answer for Python: the status byte, then the marshal-encoded value. */
-function answer(status: number, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(payload.length + 1);
-  out[0] = status;
-  out.set(payload, 1);
-  return out;
-}
-
-/** `_armature_js.call_sync`: posts the call and blocks on the shared channel. */
+/**
+ * `_armature_js.call_sync`: offers the request and blocks on the shared channel. The answer —
+ * marshal of `(status, value)` — is returned as a view of the shared region: Python copies it
+ * at once (`to_bytes`), and the region is released at the next call or the end of the run.
+ */
 function callSync(name: string, argsJson: string, instance?: string | null): Uint8Array {
-  if (!channel) return answer(TOOL_STATUS.bridgeError, toMarshal({ code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' }));
+  if (!channel) return toAnswer(TOOL_STATUS.bridgeError, { code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' });
   const callId = ++callSeq;
   try {
     // The request goes through the shared slot; a message follows only if the host is not
@@ -324,13 +320,10 @@ function callSync(name: string, argsJson: string, instance?: string | null): Uin
     const outcome = channel.offer(callId, toolRequestText({ id, callId, name, instance }, argsJson));
     if (outcome === 'notify') port.post({ type: 'tool-call-ready', id, callId });
     else if (outcome === 'too-large') port.post(toolCall(callId, name, argsJson, instance));
-    // The channel leaves byte 0 free, so the status goes in without copying the payload again.
-    const { status, payload } = channel.waitFor(callId, { interrupt, reserve: 1 });
-    payload[0] = status;
-    return payload;
+    return channel.waitFor(callId, { interrupt, view: true }).payload;
   } catch (e) {
-    if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return answer(TOOL_STATUS.interrupted, toMarshal(null));
-    return answer(TOOL_STATUS.bridgeError, toMarshal({ code: 'BRIDGE_FAILED', message: String((e as Error).message) }));
+    if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return toAnswer(TOOL_STATUS.interrupted, null);
+    return toAnswer(TOOL_STATUS.bridgeError, { code: 'BRIDGE_FAILED', message: String((e as Error).message) });
   }
 }
 
@@ -338,7 +331,7 @@ function callSync(name: string, argsJson: string, instance?: string | null): Uin
 function callAsync(name: string, argsJson: string, instance?: string | null): Promise<Uint8Array> {
   const callId = ++callSeq;
   return new Promise((resolve) => {
-    pendingAsyncCalls.set(callId, (status, payload) => resolve(answer(status, payload)));
+    pendingAsyncCalls.set(callId, (_status, payload) => resolve(payload));
     port.post(toolCall(callId, name, argsJson, instance));
   });
 }
@@ -370,6 +363,8 @@ async function execute(id: string, runId: string, code: string): Promise<void> {
     fail(id, jsError(e), isFatal(e));
   } finally {
     currentRun = undefined;
+    // The last call_tool answer of the run may still hold the shared region.
+    channel?.release();
   }
 }
 

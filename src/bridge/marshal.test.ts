@@ -60,7 +60,15 @@ test('values Python cannot receive are refused with their path', () => {
   assert.throws(() => toMarshal({ a: [1, () => 1] }), /cannot send a function to Python \(at \$\.a\[1\]\)/);
   const cyclic: Record<string, unknown> = { x: 1 };
   cyclic.self = cyclic;
-  assert.throws(() => toMarshal({ root: cyclic }), /cycle at \$\.root\.self/);
+  assert.throws(() => toMarshal({ root: cyclic }), /cycle at \$\.root\.self: /);
+  const list: unknown[] = [1];
+  list.push({ back: list });
+  assert.throws(() => toMarshal(list), /cycle at \$\[1\]\.back: /);
+  // Deep nesting and the same object twice side by side are not cycles.
+  let deep: unknown = 'bottom';
+  for (let i = 0; i < 60; i++) deep = { d: deep };
+  const shared = { s: 1 };
+  assert.match(decode({ deep, pair: [shared, shared] }), /'bottom'.*'pair': \[\{'s': 1\}, \{'s': 1\}\]/);
   assert.throws(() => toMarshal(Symbol('s')), /cannot send a symbol/);
 });
 

@@ -42,6 +42,9 @@ export interface MarshalTarget {
 
 /** Whether TextEncoder.encodeInto accepts shared memory here (Node does, Chromium does not). */
 let encodeIntoShared = true;
+/** Where text is encoded on its way into shared memory when encodeInto refuses it, in pieces of PIECE characters. */
+let encodeScratch: Uint8Array | undefined;
+const PIECE = 64 * 1024;
 
 class Writer {
   buf: Uint8Array;
@@ -89,11 +92,25 @@ class Writer {
     const n = s.length;
     const base = at - this.pos;
     if (this.target && !encodeIntoShared) {
-      // Encode privately, then copy into the shared target.
-      const scratch = new Uint8Array(n * 3);
-      const { written } = this.encoder.encodeInto(s, scratch);
-      this.reserve(base + written);
-      this.buf.set(scratch.subarray(0, written), at);
+      // Encode through a small private buffer, piece by piece, copying each into the target: a
+      // private buffer for the whole text would cost its page faults on every call.
+      // Pieces are bounded on the input side too: Chromium copies the whole input string on
+      // every encodeInto call.
+      const scratch = (encodeScratch ??= new Uint8Array(3 * PIECE));
+      this.reserve(base + n);
+      let read = 0;
+      let written = 0;
+      while (read < n) {
+        let end = Math.min(n, read + PIECE);
+        // Never split a surrogate pair: half of one would be encoded as U+FFFD.
+        const last = s.charCodeAt(end - 1);
+        if (end < n && last >= 0xd800 && last <= 0xdbff) end--;
+        const r = this.encoder.encodeInto(read === 0 && end === n ? s : s.substring(read, end), scratch);
+        read = end;
+        this.reserve(base + written + r.written + (n - read));
+        this.buf.set(scratch.subarray(0, r.written), at + written);
+        written += r.written;
+      }
       return written;
     }
     this.reserve(base + n);
@@ -226,25 +243,36 @@ function encodeDocument(value: unknown, target: MarshalTarget | undefined, statu
   }
   const keyRefs = new Map<string, number>();
   let refCount = 0;
-  const active = new Set<object>();
-
-  const key = (k: string) => {
+  /** Writes a dict key (a reference when sent before) and returns its reference number. */
+  const key = (k: string): number => {
     const ref = keyRefs.get(k);
     if (ref !== undefined) {
       w.byte(T_REF);
       w.int32(ref);
-      return;
+      return ref;
     }
-    keyRefs.set(k, refCount++);
+    keyRefs.set(k, refCount);
     w.string(k, FLAG_REF);
+    return refCount++;
   };
+  // Rows usually share their keys: the last keys seen at each depth and their reference numbers
+  // make a repeated key cost a string comparison instead of a Map lookup.
+  const shapes: { keys: string[]; refs: number[] }[] = [];
 
   // Path segments of the value being encoded, turned into a string only for error messages.
   const trail: (string | number)[] = [];
-  const where = () => '$' + trail.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+  const where = (n = trail.length) => '$' + trail.slice(0, n).map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+  // Containers being encoded, outermost first. Searched only once nesting is deep, which a cycle
+  // always reaches and real data rarely does (a Set per container cost ~5% of the encode).
+  const open: object[] = [];
   const enter = (o: object) => {
-    if (active.has(o)) throw new TypeError(`[marshal] cycle at ${where()}: the value refers to itself`);
-    active.add(o);
+    if (open.length >= 32 && open.includes(o)) {
+      // Report the first repetition: the path to the first container seen a second time.
+      const seen = new Set<object>();
+      const again = [...open, o].findIndex((c) => seen.size === seen.add(c).size);
+      throw new TypeError(`[marshal] cycle at ${where(again)}: the value refers to itself`);
+    }
+    open.push(o);
   };
 
   const encode = (v: unknown): void => {
@@ -301,18 +329,27 @@ function encodeDocument(value: unknown, target: MarshalTarget | undefined, statu
       const o = v as Record<string, unknown>;
       w.byte(T_DICT);
       trail.push('');
+      const seen = (shapes[open.length] ??= { keys: [], refs: [] });
+      let i = 0;
       for (const k in o) {
         if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
         const item = o[k];
         if (item === undefined) continue;
-        key(k);
+        if (seen.keys[i] === k) {
+          w.byte(T_REF);
+          w.int32(seen.refs[i]!);
+        } else {
+          seen.keys[i] = k;
+          seen.refs[i] = key(k);
+        }
+        i++;
         trail[trail.length - 1] = k;
         encode(item);
       }
       trail.pop();
       w.byte(T_NULL);
     }
-    active.delete(v);
+    open.pop();
   };
 
   encode(value);

@@ -27,4 +27,16 @@ except ToolError as e:
     });
     expect(r.ok && r.value).to.deep.equal(['TOOL_FAILED', 10 * 1024 * 1024, 50000]);
   });
+
+  it('keeps long non-ASCII text whole, surrogate pairs across encoding pieces included', async () => {
+    // Chromium encodes long text into shared memory in pieces of 65,536 characters: emoji
+    // straddle the piece boundaries here, and must not turn into U+FFFD.
+    const r = await f.python.executePython({
+      code: `
+text = ("a" * 65535 + "😀" + "é" * 1000) * 5 + "✓" * 70000
+back = call_tool("echo", {"value": text})
+(back == text, len(back), back.count("\ufffd"))`,
+    });
+    expect(r.ok && r.value, JSON.stringify(r).slice(0, 500)).to.deep.equal([true, (65535 + 1 + 1000) * 5 + 70000, 0]);
+  });
 });

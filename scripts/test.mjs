@@ -7,7 +7,7 @@
 //   node scripts/test.mjs --browser  Chromium suites only
 //   node scripts/test.mjs --node path/to/one.test.ts   selected Node files
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +72,7 @@ if (!onlyBrowser) {
     ...files,
   ]);
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  rmSync(out, { recursive: true, force: true });
   const pass = Number(/^# pass (\d+)/m.exec(text)?.[1] ?? 0);
   const fail = Number(/^# fail (\d+)/m.exec(text)?.[1] ?? 0) + Number(/^# cancelled (\d+)/m.exec(text)?.[1] ?? 0);
   passed += pass;
@@ -94,6 +95,7 @@ if (!onlyNode) {
       ARMATURE_WTR_ISOLATION: isolation,
     });
     const s = existsSync(summary) ? JSON.parse(readFileSync(summary, 'utf8')) : { passed: 0, failed: 0 };
+    rmSync(out, { recursive: true, force: true });
     passed += s.passed;
     failed += s.failed;
     if (code !== 0) {

@@ -1,6 +1,6 @@
 // Builds a bench page with esbuild, serves it with the dashboard server (cross-origin isolated),
 // opens it in the system Chromium and returns what the page leaves on window.__bench.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -27,5 +27,6 @@ export async function withBenchPage<T>(entry: string | undefined, drive: (page: 
   } finally {
     await browser.close();
     await server.close();
+    rmSync(outDir, { recursive: true, force: true });
   }
 }

@@ -2,13 +2,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
-const cwd = mkdtempSync(join(tmpdir(), 'armature-cli-'));
+const cwd = tempDir('cli');
 const cli = (...args: string[]) => {
   const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
@@ -34,7 +34,7 @@ test('tools lists what the persona allows', () => {
 });
 
 test('call runs a tool: exit 0 when ok, 1 otherwise, with the structured result as JSON', () => {
-  const data = mkdtempSync(join(tmpdir(), 'armature-cli-data-'));
+  const data = tempDir('cli-data');
   const w = cli('call', 'write_file', '{"path":"hello.txt","content":"hi there"}', '--data', data);
   assert.equal(w.code, 0, w.err);
   assert.equal(JSON.parse(w.out).ok, true);
@@ -62,7 +62,7 @@ test('bad usage is explained on stderr with exit code 2', () => {
 });
 
 test('run streams Python output live, prints the value, and exits 0 or 1', () => {
-  const data = mkdtempSync(join(tmpdir(), 'armature-cli-run-'));
+  const data = tempDir('cli-run');
   const ok = cli('run', '-c', 'import sys\nprint("to stdout")\nprint("to stderr", file=sys.stderr)\nfrom tools.workspace import write_file\nwrite_file("from-cli.txt", "hi")\n{"answer": 6 * 7}', '--data', data);
   assert.equal(ok.code, 0, ok.err);
   assert.equal(ok.out, 'to stdout\n=> {"answer":42}\n');
@@ -82,7 +82,7 @@ test('run streams Python output live, prints the value, and exits 0 or 1', () =>
 });
 
 test('run reads a file; bad usage is explained', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'armature-cli-file-'));
+  const dir = tempDir('cli-file');
   writeFileSync(join(dir, 'job.py'), 'print(sum(range(10)))\n');
   const r = cli('run', join(dir, 'job.py'), '--data', dir);
   assert.equal(r.out, '45\n');

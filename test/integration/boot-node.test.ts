@@ -1,13 +1,11 @@
 // The default persona, booted for real in Node: files written through the ToolRunner survive a restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { boot } from '../../src/index.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 test('boot the default persona, write and read files through the ToolRunner, restart with the same data dir', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'armature-boot-'));
+  const dataDir = tempDir('boot');
   const first = await boot({ dataDir });
   assert.deepEqual(first.modules.filter((m) => m.state !== 'loaded').map((m) => `${m.id}: ${m.error?.message}`), []);
   const names = first.tools.getToolDeclarations().map((t) => t.name);
@@ -32,7 +30,7 @@ test('boot the default persona, write and read files through the ToolRunner, res
 });
 
 test('the reader persona sees only its allow-listed tools and cannot write', async () => {
-  const sys = await boot({ persona: 'reader', dataDir: mkdtempSync(join(tmpdir(), 'armature-reader-')) });
+  const sys = await boot({ persona: 'reader', dataDir: tempDir('reader') });
   assert.deepEqual(sys.tools.getToolDeclarations().map((t) => t.name).sort(), ['list_blueprints', 'list_files', 'read_blueprint', 'read_file']);
   const r = await sys.tools.executeTool('write_file', { path: 'a', content: 'b' });
   assert.equal(!r.ok && r.error.code, 'TOOL_NOT_ALLOWED');

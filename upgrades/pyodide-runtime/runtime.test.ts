@@ -1,8 +1,7 @@
 // The real runtime: Pyodide in a worker_threads worker.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
@@ -13,6 +12,7 @@ import { defaultIndexURL } from './worker-handle.ts';
 import { buildWheel, lockWith } from '../../test/helpers/wheel.ts';
 import { VALUE_CASES } from './value-cases.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { tempDir } from '../../test/helpers/temp-dir.ts';
 
 type Ev = { type: keyof ArmatureEvents; payload: any };
 
@@ -167,7 +167,7 @@ describe('runtime (shared)', () => {
   });
 
   test('installs offline: a wheel by path, by bytes, by name through a local package index; lists versions', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'armature-wheels-'));
+    const dir = tempDir('wheels');
     const byPath = await buildWheel('armature_fixture_path', '1.2.3', 'VALUE = "from path"\n');
     writeFileSync(join(dir, byPath.fileName), byPath.bytes);
     const ok = await rt.installPackage(join(dir, byPath.fileName));
@@ -203,7 +203,7 @@ describe('runtime (shared)', () => {
 });
 
 test('install by name through a configured local package index (mirror)', async () => {
-  const mirror = mkdtempSync(join(tmpdir(), 'armature-index-'));
+  const mirror = tempDir('index');
   const wheel = await buildWheel('armature_fixture_indexed', '2.0.0', 'ANSWER = 42\n');
   writeFileSync(join(mirror, wheel.fileName), wheel.bytes);
   const base = JSON.parse(readFileSync(join(await defaultIndexURL(), 'pyodide-lock.json'), 'utf8'));

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import { openDirectoryStore } from '../../src/platform/node.ts';
 import { createWorkspace, workspaceTools } from './workspace.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { tempDir } from '../../test/helpers/temp-dir.ts';
 
 test('write, read, stat, list with prefix, delete; events for each change', async () => {
   const bus = createEventBus();
@@ -78,7 +78,7 @@ test('tool handlers: utf8 and base64 round trips, bad base64, delete of a missin
 });
 
 test('directory store: files survive reopening, with their mtimes; deletes prune empty folders; no temp files remain', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'armature-store-'));
+  const dir = tempDir('store');
   const ws = await createWorkspace({ store: await openDirectoryStore(dir), bus: createEventBus() });
   const a = await ws.write('notes/a.txt', 'alpha');
   await ws.write('bin/b.dat', new Uint8Array([1, 2, 3]));

@@ -224,6 +224,26 @@ interface Live {
  */
 const snapshots = new Map<string, Uint8Array | 'failed'>();
 
+/**
+ * A `call_tool` from Python being answered. A tool handler that asks the same runtime for work
+ * (a run, an install, ...) would wait behind the run that is waiting for the handler: a deadlock.
+ * The scope travels with the handler — through every await in Node (AsyncLocalStorage), through
+ * its synchronous start in browsers (no async context there yet) — so the runtime can refuse
+ * such work at once with a CycleError naming the cycle.
+ */
+interface ToolCallScope {
+  runtime: object;
+  tool: string;
+  /** Set when the handler has answered: work it left behind (timers) is not part of the cycle. */
+  done: boolean;
+}
+
+const asyncHooks = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:async_hooks') as
+  | typeof import('node:async_hooks')
+  | undefined;
+const toolScopes = asyncHooks ? new asyncHooks.AsyncLocalStorage<ToolCallScope>() : undefined;
+let syncToolScope: ToolCallScope | undefined;
+
 let seq = 0;
 const nextId = (prefix: string) => `${prefix}-${++seq}`;
 
@@ -260,6 +280,8 @@ export function hintFor(error: PythonErrorInfo): string | undefined {
       return /index-sized integer|too large|too many/.test(error.message)
         ? 'Python here is 32-bit WebAssembly: one object holds at most 2**31-1 items and memory is capped at a few GB. Process the data in smaller pieces.'
         : undefined;
+    case 'CycleError':
+      return 'A tool called from Python cannot use the Python runtime that is running that code. Call the tool outside Python, or do its work in the Python code itself.';
     case 'KeyboardInterrupt':
       return 'The run was interrupted.';
   }
@@ -270,6 +292,22 @@ export function hintFor(error: PythonErrorInfo): string | undefined {
  * Creates the runtime. Nothing starts until `init()` (or the first call that needs Python).
  */
 export function createPyodideRuntime(options: PyodideRuntimeOptions, host: RuntimeHost): PyodideRuntimeApi {
+  /** Identifies this runtime in tool-call scopes. */
+  const self = {};
+  /** The CycleError for `method` when called from a tool that Python code of this runtime is waiting on. */
+  const cycle = (method: string): PythonErrorInfo | undefined => {
+    const scope = toolScopes?.getStore() ?? syncToolScope;
+    if (!scope || scope.runtime !== self || scope.done) return undefined;
+    return {
+      type: 'CycleError',
+      message: `call_tool("${scope.tool}") asked the Python runtime for ${method}, but that runtime is busy running the code waiting for "${scope.tool}": python -> call_tool("${scope.tool}") -> PyodideRuntime.${method} -> (waits for the same run). Refused instead of deadlocking.`,
+      traceback: '',
+    };
+  };
+  const cycleFailure = (method: string): Error | undefined => {
+    const info = cycle(method);
+    return info ? Object.assign(new Error(`[${method}] ${info.message}`), { info }) : undefined;
+  };
   const o = {
     defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
     interruptGraceMs: options.interruptGraceMs ?? 1000,
@@ -325,9 +363,23 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   async function answerToolCall(l: Live, msg: { id: string; callId: number; name: string; args: unknown; instance?: string }, t: Transport) {
     let status: number = TOOL_STATUS.ok;
     let payload: Uint8Array;
+    const scope: ToolCallScope = { runtime: self, tool: msg.name, done: false };
     try {
-      const r = toolCallHandler
-        ? await toolCallHandler(msg.name, msg.args, msg.instance)
+      const handler = toolCallHandler;
+      const call = () => handler!(msg.name, msg.args, msg.instance);
+      let pending: ReturnType<ToolCallHandler> | undefined;
+      if (!handler) pending = undefined;
+      else if (toolScopes) pending = toolScopes.run(scope, call);
+      else {
+        syncToolScope = scope;
+        try {
+          pending = call();
+        } finally {
+          syncToolScope = undefined;
+        }
+      }
+      const r = pending
+        ? await pending.finally(() => (scope.done = true))
         : { ok: false as const, error: { code: 'NO_TOOLS', message: 'no tools are connected to this Python runtime' } };
       if (r.ok) {
         try {
@@ -661,6 +713,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
 
   const api: PyodideRuntimeApi = {
     async init() {
+      // From a tool Python is waiting on, the runtime is running: it is initialized.
+      if (cycle('init')) return;
       await serial(async () => {
         await ensureLive();
       });
@@ -684,6 +738,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     execute(code, opts = {}) {
       const runId = opts.runId ?? nextId('py');
       const timeoutMs = opts.timeoutMs ?? o.defaultTimeoutMs;
+      const refused = cycle('execute');
+      if (refused) return Promise.resolve(errorResult(runId, refused, now()));
       return serial(async () => {
         const t0 = now();
         try {
@@ -716,6 +772,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     },
 
     installPackage(spec) {
+      const refused = cycle('installPackage');
+      if (refused) return Promise.resolve({ ok: false as const, error: refused, hint: hintFor(refused) });
       return serial(async () => {
         try {
           const l = await ensureLive();
@@ -736,6 +794,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     },
 
     listPackages() {
+      // The list as of the last install: asking the busy worker would wait for the run.
+      if (cycle('listPackages')) return Promise.resolve(packages);
       return serial(async () => {
         const l = await ensureLive();
         packages = await listPackagesNow(l);
@@ -744,6 +804,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     },
 
     syncWorkspace(direction) {
+      const refused = cycleFailure('syncWorkspace');
+      if (refused) return Promise.reject(refused);
       return serial(async () => {
         const ws = host.workspace;
         if (!ws) throw new Error('[syncWorkspace] no workspace is connected to this runtime (load the Workspace upgrade)');
@@ -791,6 +853,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     },
 
     setPythonModules(files) {
+      const refused = cycleFailure('setPythonModules');
+      if (refused) return Promise.reject(refused);
       pythonModules = files;
       return serial(async () => {
         if (!live || live.dead) return; // passed in the init message of the next start
@@ -804,10 +868,14 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     },
 
     restart() {
+      const refused = cycleFailure('restart');
+      if (refused) return Promise.reject(refused);
       return serial(() => replaceWorker());
     },
 
     reset() {
+      const refused = cycleFailure('reset');
+      if (refused) return Promise.reject(refused);
       return serial(async () => {
         const l = await ensureLive();
         const r = await request(l, { type: 'reset' });

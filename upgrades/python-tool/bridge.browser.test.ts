@@ -28,6 +28,16 @@ except ToolError as e:
     expect(r.ok && r.value).to.deep.equal(['TOOL_FAILED', 10 * 1024 * 1024, 50000]);
   });
 
+  it('refuses a tool that asks the busy runtime for a run, naming the cycle', async () => {
+    // Browsers have no async context yet: the scope covers the handler's synchronous start.
+    f.runner.registerTools([{ name: 'nested_run', description: 'n.', module: 'TestKit', pythonCallable: true, inputSchema: { type: 'object', properties: {} } }], async () => {
+      const r = await f.runtime.execute('1 + 1');
+      return r.ok ? r.value : `${r.error.type}: ${r.error.message}`;
+    });
+    const r = await f.python.executePython({ code: 'call_tool("nested_run")' });
+    expect(r.ok && r.value, JSON.stringify(r)).to.match(/^CycleError: .*python -> call_tool\("nested_run"\) -> PyodideRuntime\.execute/);
+  });
+
   it('keeps long non-ASCII text whole, surrogate pairs across encoding pieces included', async () => {
     // Chromium encodes long text into shared memory in pieces of 65,536 characters: emoji
     // straddle the piece boundaries here, and must not turn into U+FFFD.

@@ -19,7 +19,7 @@ const decl = (name: string, module: string, properties: Record<string, unknown> 
   ...extra,
 });
 
-const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['echo', 'fail', 'big_text', 'big_rows', 'slow', 'query', 'execute_python', 'install_python_package', 'list_python_packages', 'list_skills', 'read_skill'], skills: [] };
+const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['echo', 'fail', 'big_text', 'big_rows', 'slow', 'query', 'nested_run', 'nested_install', 'nested_list', 'later_run', 'execute_python', 'install_python_package', 'list_python_packages', 'list_skills', 'read_skill'], skills: [] };
 
 describe('PythonTool with the shared-memory bridge', () => {
   const bus = createEventBus({ historySize: 5000 });
@@ -28,6 +28,7 @@ describe('PythonTool with the shared-memory bridge', () => {
   let tools: ReturnType<typeof createPythonTool>['tools'];
   const runner = createToolRunner({ bus, persona });
   const warnings: string[] = [];
+  let laterRun: Promise<unknown> | undefined;
 
   before(async () => {
     runtime = createPyodideRuntime({}, { emit: (t, p) => bus.emit(t, p) });
@@ -42,9 +43,31 @@ describe('PythonTool with the shared-memory bridge', () => {
         decl('big_rows', 'TestKit', { n: { type: 'integer' } }),
         decl('slow', 'TestKit'),
         decl('secret', 'TestKit'),
+        decl('nested_run', 'TestKit'),
+        decl('nested_install', 'TestKit'),
+        decl('nested_list', 'TestKit'),
+        decl('later_run', 'TestKit'),
       ],
       async (name, args) => {
         switch (name) {
+          case 'nested_run': {
+            // Asks the runtime that is running the caller for a run, after an await.
+            await new Promise((r) => setTimeout(r, 5));
+            const r = await runtime.execute('1 + 1');
+            if (!r.ok) throw new ArmatureError(r.error.type, r.error.message, { hint: r.hint });
+            return r.value;
+          }
+          case 'nested_install': {
+            const r = await runtime.installPackage('anything');
+            if (!r.ok) throw new ArmatureError(r.error.type, r.error.message, { hint: r.hint });
+            return r.installed;
+          }
+          case 'nested_list':
+            return (await runtime.listPackages()).length;
+          case 'later_run':
+            // Work left for after the call: not part of the cycle, so it runs once the caller ends.
+            laterRun = new Promise((r) => setTimeout(r, 5)).then(() => runtime.execute('6 * 7'));
+            return 'scheduled';
           case 'echo':
             return args.value;
           case 'fail':
@@ -160,6 +183,29 @@ out`);
     assert.ok(Array.isArray(((await run('call_tool("list_python_packages")')) as { packages: unknown[] }).packages));
   });
 
+  test('a callable tool that asks the busy runtime for work gets a CycleError naming the cycle; work it leaves for later runs', async () => {
+    const v = (await run(`
+out = []
+for name in ("nested_run", "nested_install"):
+    try:
+        call_tool(name)
+        out.append("no error")
+    except ToolError as e:
+        out.append([e.code, e.message, e.hint])
+out.append(call_tool("nested_list"))
+out.append(call_tool("later_run"))
+out`)) as [[string, string, string], [string, string, string], number, string];
+    assert.equal(v[0][0], 'CycleError');
+    assert.match(v[0][1], /python -> call_tool\("nested_run"\) -> PyodideRuntime\.execute -> \(waits for the same run\)/);
+    assert.match(v[0][2], /cannot use the Python runtime that is running that code/);
+    assert.equal(v[1][0], 'CycleError');
+    assert.match(v[1][1], /PyodideRuntime\.installPackage/);
+    assert.equal(typeof v[2], 'number', 'listPackages answers from the last known list');
+    assert.equal(v[3], 'scheduled');
+    const later = (await laterRun) as { ok: boolean; value?: unknown };
+    assert.deepEqual([later.ok, later.value], [true, 42]);
+  });
+
   test('10 MB results arrive whole, as text and as rows', async () => {
     const v = await run(`
 t = call_tool("big_text", {"mb": 10})
@@ -221,10 +267,19 @@ out`);
     assert.throws(() => python.readSkill('nope'), /no skill "nope"; skills: python, test_kit/);
     const prompt = python.getSystemPrompt();
     assert.match(prompt, /You are Test persona/);
-    assert.match(prompt, /from tools\.test_kit import big_rows, big_text, echo, fail, slow/);
+    assert.match(prompt, /from tools\.test_kit import big_rows, big_text, echo, fail, later_run, nested_install, nested_list, nested_run, slow/);
     assert.doesNotMatch(prompt, /secret/);
     const stats = python.getPromptStats();
     assert.ok(stats.promptChars > 0 && stats.schemaChars > 0);
+    // A persona's skills pick the namespaces its documents cover; its tools stay callable.
+    const narrow = { ...persona, id: 'narrow', name: 'Narrow persona', skills: ['python'] };
+    // Its own (never started) runtime: a PythonTool takes over its runtime's call_tool handler.
+    const scoped = createPythonTool({ runtime: createPyodideRuntime({}, { emit: () => undefined }), runner, persona: narrow, bus }).api;
+    assert.deepEqual(scoped.listSkills().map((s) => s.namespace), ['python']);
+    assert.doesNotMatch(scoped.getSkillIndex(), /test_kit/);
+    assert.throws(() => scoped.readSkill('test_kit'), /no skill "test_kit"; skills: python/);
+    assert.doesNotMatch(scoped.getSystemPrompt(), /test_kit/);
+    assert.ok(scoped.getPromptStats().schemaChars < stats.schemaChars);
   });
 
   test('execute_python as a tool: ok:false with the Python error type as code, traceback in details, and a hint', async () => {

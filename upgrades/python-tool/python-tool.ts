@@ -4,7 +4,7 @@ import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas
 import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
 import type { ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
-import { generatePythonModule, generateSkillDoc, generateSkillIndex, generateSystemPrompt, groupByNamespace } from './codegen.ts';
+import { generatePythonModule, generateSkillDoc, generateSkillIndex, generateSystemPrompt, groupByNamespace, namespaceOf } from './codegen.ts';
 
 /** Statistics for the widget. */
 export interface PythonToolStats {
@@ -95,6 +95,12 @@ export function createPythonTool(options: PythonToolOptions) {
   const declarations = (p: Persona = persona) => runner.getToolDeclarations({ persona: p });
   const instancesOf = (list: readonly ToolDeclaration[]) => new Map(list.map((d) => [d.name, runner.getToolInstances(d.name)]));
   const pythonDeclarations = () => declarations().filter((d) => d.pythonCallable);
+  /**
+   * The tools a persona's skill documents cover: its allowed tools in the namespaces it lists in
+   * `skills` (all of them when the list is empty). Tools outside stay callable, only unadvertised.
+   */
+  const skillScope = (list: ToolDeclaration[], p: Persona = persona) =>
+    p.skills.length ? list.filter((d) => p.skills.includes(namespaceOf(d.module))) : list;
 
   /** Keeps the generated `tools.*` modules in step with the registered tools. */
   async function syncModules(): Promise<void> {
@@ -233,10 +239,10 @@ export function createPythonTool(options: PythonToolOptions) {
       lastExecution: stats.last,
     }),
 
-    listSkills: () => [...groupByNamespace(pythonDeclarations())].map(([namespace, list]) => ({ namespace, tools: list.map((t) => t.name) })),
+    listSkills: () => [...groupByNamespace(skillScope(pythonDeclarations()))].map(([namespace, list]) => ({ namespace, tools: list.map((t) => t.name) })),
 
     readSkill(namespace) {
-      const groups = groupByNamespace(declarations());
+      const groups = groupByNamespace(skillScope(declarations()));
       const list = groups.get(namespace);
       if (!list) {
         throw new ArmatureError('SKILL_NOT_FOUND', `[read_skill] no skill "${namespace}"; skills: ${[...groups.keys()].join(', ')}`, {
@@ -246,9 +252,9 @@ export function createPythonTool(options: PythonToolOptions) {
       return generateSkillDoc(namespace, list, instancesOf(list));
     },
 
-    getSkillIndex: () => generateSkillIndex(pythonDeclarations()),
+    getSkillIndex: () => generateSkillIndex(skillScope(pythonDeclarations())),
 
-    getSystemPrompt: (p = persona) => generateSystemPrompt({ tools: declarations(p), personaName: p.name }),
+    getSystemPrompt: (p = persona) => generateSystemPrompt({ tools: skillScope(declarations(p), p), personaName: p.name }),
 
     getRuntimeState: () => runtime.getState(),
 
@@ -263,7 +269,7 @@ export function createPythonTool(options: PythonToolOptions) {
 
     getPromptStats(p = persona) {
       const promptChars = api.getSystemPrompt(p).length;
-      const schemaChars = JSON.stringify(declarations(p).map((d: ToolDeclaration) => ({ name: d.name, description: d.description, input_schema: d.inputSchema }))).length;
+      const schemaChars = JSON.stringify(skillScope(declarations(p), p).map((d: ToolDeclaration) => ({ name: d.name, description: d.description, input_schema: d.inputSchema }))).length;
       return { promptChars, schemaChars, ratio: schemaChars ? promptChars / schemaChars : 0 };
     },
   };

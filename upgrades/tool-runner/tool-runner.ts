@@ -121,9 +121,10 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     });
     try {
       const outcome = await Promise.race([
-        Promise.resolve().then(() =>
-          tool.executor(name, parsed.data as Record<string, unknown>, { callId, caller: opts.caller ?? 'agent', signal: controller.signal }),
-        ),
+        // Started synchronously (an async wrapper still turns a synchronous throw into a
+        // rejection): whatever the caller set up for the call's synchronous part reaches the
+        // executor, e.g. the Python runtime's re-entry scope in browsers.
+        (async () => tool.executor(name, parsed.data as Record<string, unknown>, { callId, caller: opts.caller ?? 'agent', signal: controller.signal }))(),
         timeout,
       ]);
       if (outcome === 'timeout') {

@@ -46,6 +46,8 @@ export const InitRequestSchema = z.object({
   bridge: z.object({ control: sab, data: sab, request: sab }).optional(),
   transport: TransportSchema,
   stdoutFlushMs: z.number().positive(),
+  /** The shared output ring (see src/bridge/output-ring.ts); without it output is posted as `stream`. */
+  output: sab.optional(),
   /** Python modules to put on sys.path before user code runs (generated tool modules). */
   modules: z.array(z.object({ path: z.string(), source: z.string() })).default([]),
   /** A memory snapshot of a freshly started interpreter to restore instead of starting anew. */
@@ -107,6 +109,8 @@ export const ToolCallMessageSchema = z.object({
   /** Which registration of a tool registered several times (Python's instance_id). */
   instance: z.string().optional(),
 });
+/** Output waits in the shared ring; `full` when the worker is blocked until it is drained. */
+export const OutputReadyMessageSchema = z.object({ type: z.literal('output-ready'), id, full: z.boolean().optional() });
 /** A `call_tool` request is waiting in the shared request slot (sent only when the host is not polling it). */
 export const ToolCallReadyMessageSchema = z.object({ type: z.literal('tool-call-ready'), id, callId: z.number() });
 export const ResponseMessageSchema = z.discriminatedUnion('ok', [
@@ -121,6 +125,7 @@ export const WorkerMessageSchema = z.discriminatedUnion('type', [
   StreamMessageSchema,
   ToolCallMessageSchema,
   ToolCallReadyMessageSchema,
+  OutputReadyMessageSchema,
   ResponseMessageSchema,
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;

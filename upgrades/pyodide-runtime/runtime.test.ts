@@ -125,6 +125,23 @@ describe('runtime (shared)', () => {
     assert.ok(seen.tick !== undefined && seen.done - seen.tick > 750, `tick arrived ${seen.done - (seen.tick ?? seen.done)} ms before the end`);
   });
 
+  test('output printed just before a long silent computation streams while Python computes', async () => {
+    const start = rec.events.length;
+    let seenAt: number | undefined;
+    // Two quick prints: the second lands within the batching interval of the first, then
+    // Python computes for 1.5 s without printing or sleeping (no worker timer can run).
+    const pending = rt.execute('import time\nprint("one")\nprint("two")\nt = time.perf_counter()\nwhile time.perf_counter() - t < 1.5:\n    pass\n"done"', { runId: 'busy' });
+    const poll = setInterval(() => {
+      const text = rec.events.slice(start).filter((e) => e.type === 'python:stdout' && e.payload.runId === 'busy').map((e) => e.payload.chunk).join('');
+      if (seenAt === undefined && text === 'one\ntwo\n') seenAt = performance.now();
+    }, 10);
+    const r = await pending;
+    clearInterval(poll);
+    assert.equal(r.ok && r.value, 'done');
+    assert.equal(r.stdout, 'one\ntwo\n');
+    assert.ok(seenAt !== undefined && performance.now() - seenAt > 750, `both lines arrived ${performance.now() - (seenAt ?? performance.now())} ms before the end`);
+  });
+
   test('100,000 printed lines arrive in batches, and the result keeps a bounded tail', async () => {
     const before = rec.events.length;
     const r = await rt.execute('for i in range(100000):\n    print(i)', { runId: 'flood' });

@@ -58,6 +58,7 @@ import {
 import { TOOL_STATUS } from './python-prelude.ts';
 import { defaultIndexURL, inNode, spawnWorker, type WorkerHandle } from './worker-handle.ts';
 import { toAnswer } from '../../src/bridge/marshal.ts';
+import { createOutputRing, OUTPUT_KIND, OutputRingReader } from '../../src/bridge/output-ring.ts';
 import { RequestPoller } from '../../src/bridge/request-poller.ts';
 import { createSyncChannelBuffers, SyncChannelHost, type SlotRequest, type SyncChannelBuffers } from '../../src/bridge/sync-channel.ts';
 import { parseToolJson } from '../../src/bridge/tool-request.ts';
@@ -214,6 +215,17 @@ interface Live {
   pending: Map<string, Pending>;
   /** stdout/stderr of runs in flight, by request id. */
   outputs: Map<string, { stdout: string[]; stderr: string[]; chars: [number, number] }>;
+  /** The shared output ring and the state of draining it (shared memory only). */
+  output?: {
+    reader: OutputRingReader;
+    decoders: { stdout: TextDecoder; stderr: TextDecoder };
+    /** Whom the output belongs to, as the worker's marks say. */
+    run: { id: string; runId: string };
+    last: number;
+    timer?: ReturnType<typeof setTimeout>;
+    /** Where a drain gathers the bytes it decodes. */
+    scratch: Uint8Array;
+  };
   ready: Promise<InitResult>;
   dead: boolean;
 }
@@ -407,6 +419,69 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     } else l.worker.post({ type: 'tool-result', id: msg.id, callId: msg.callId, status, payload }, [payload.buffer as ArrayBuffer]);
   }
 
+  /** Records output of request `id` and emits it as `python:stdout` / `python:stderr`. */
+  function deliver(l: Live, id: string, runId: string, stream: 'stdout' | 'stderr', chunk: string): void {
+    const out = l.outputs.get(id);
+    if (out) {
+      const i = stream === 'stdout' ? 0 : 1;
+      const list = i === 0 ? out.stdout : out.stderr;
+      list.push(chunk);
+      out.chars[i] += chunk.length;
+      // Keep only the tail in memory; the events carry everything.
+      while (out.chars[i] - list[0]!.length > o.maxChars && list.length > 1) out.chars[i] -= list.shift()!.length;
+    }
+    host.emit(stream === 'stdout' ? 'python:stdout' : 'python:stderr', { runId, chunk });
+  }
+
+  /**
+   * Moves what waits in the output ring to `deliver`, one event per run and stream per drain
+   * (consecutive records are joined, so a flood of prints is a few events, not one per line).
+   */
+  function drainOutput(l: Live): void {
+    const d = l.output;
+    if (!d) return;
+    clearTimeout(d.timer);
+    d.timer = undefined;
+    d.last = now();
+    const parts: { run: { id: string; runId: string }; stream: 'stdout' | 'stderr'; start: number; end: number }[] = [];
+    let used = 0;
+    d.reader.drain((kind, payload) => {
+      if (kind === OUTPUT_KIND.mark) {
+        d.run = JSON.parse(new TextDecoder().decode(payload.slice())) as { id: string; runId: string };
+        return;
+      }
+      const stream = kind === OUTPUT_KIND.stdout ? 'stdout' : 'stderr';
+      // Payloads are views of shared memory, valid during the call only: copied into one buffer
+      // (a drain holds at most the ring's size), so each part is decoded once.
+      if (used + payload.length > d.scratch.length) {
+        const bigger = new Uint8Array(Math.max(d.scratch.length * 2, used + payload.length));
+        bigger.set(d.scratch.subarray(0, used));
+        d.scratch = bigger;
+      }
+      d.scratch.set(payload, used);
+      const tail = parts[parts.length - 1];
+      if (tail && tail.run === d.run && tail.stream === stream) tail.end = used + payload.length;
+      else parts.push({ run: d.run, stream, start: used, end: used + payload.length });
+      used += payload.length;
+    });
+    for (const p of parts) {
+      const text = d.decoders[p.stream].decode(d.scratch.subarray(p.start, p.end), { stream: true });
+      if (text) deliver(l, p.run.id, p.run.runId, p.stream, text);
+    }
+  }
+
+  /** Drains now, or at most every `stdoutFlushMs` (a timer: it fires while Python computes). */
+  function scheduleDrain(l: Live, urgent: boolean): void {
+    const d = l.output;
+    if (!d || d.timer) {
+      if (d && urgent) drainOutput(l);
+      return;
+    }
+    const wait = d.last + o.stdoutFlushMs - now();
+    if (urgent || wait <= 0) drainOutput(l);
+    else d.timer = setTimeout(() => !l.dead && drainOutput(l), wait);
+  }
+
   /** Answers a request taken from the shared slot (by the poller or after a `tool-call-ready`). */
   function answerSlotRequest(l: Live, request: SlotRequest): void {
     let parsed: ReturnType<typeof parseMessage<typeof ToolCallMessageSchema>>;
@@ -429,6 +504,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     const canShare = typeof SharedArrayBuffer === 'function' && (inNode() || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true);
     const interruptBuffer = canShare ? new SharedArrayBuffer(4) : undefined;
     const buffers = transport === 'shared-memory' ? createSyncChannelBuffers() : undefined;
+    const outputRing = canShare ? createOutputRing() : undefined;
     const l: Live = {
       worker,
       interrupt: interruptBuffer ? new Int32Array(interruptBuffer) : undefined,
@@ -438,12 +514,17 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       ready: Promise.resolve(undefined as never),
       dead: false,
     };
+    if (outputRing) {
+      l.output = { reader: new OutputRingReader(outputRing), decoders: { stdout: new TextDecoder(), stderr: new TextDecoder() }, run: { id: 'init', runId: 'init' }, last: 0, scratch: new Uint8Array(64 * 1024) };
+    }
     if (buffers) {
       const channel = new SyncChannelHost(buffers);
       l.bridge = { buffers, host: channel, poller: new RequestPoller(channel, (r) => answerSlotRequest(l, r), { windowMs: o.bridgePollMs }) };
     }
     const die = (why: string) => {
       if (l.dead) return;
+      // What the worker printed before it died is still in the ring: show it.
+      drainOutput(l);
       l.dead = true;
       for (const [id, p] of l.pending) p.resolve({ type: 'response', id, ok: false, error: { type: 'WorkerCrashed', message: why, traceback: '' }, fatal: true });
       l.pending.clear();
@@ -475,19 +556,12 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
         case 'progress':
           host.emit('python:progress', msg.message ? { stage: msg.stage, percent: msg.percent, message: msg.message } : { stage: msg.stage, percent: msg.percent });
           return;
-        case 'stream': {
-          const out = l.outputs.get(msg.id);
-          if (out) {
-            const i = msg.stream === 'stdout' ? 0 : 1;
-            (i === 0 ? out.stdout : out.stderr).push(msg.chunk);
-            out.chars[i] += msg.chunk.length;
-            // Keep only the tail in memory; the events carry everything.
-            const list = i === 0 ? out.stdout : out.stderr;
-            while (out.chars[i] - list[0]!.length > o.maxChars && list.length > 1) out.chars[i] -= list.shift()!.length;
-          }
-          host.emit(msg.stream === 'stdout' ? 'python:stdout' : 'python:stderr', { runId: msg.runId, chunk: msg.chunk });
+        case 'stream':
+          deliver(l, msg.id, msg.runId, msg.stream, msg.chunk);
           return;
-        }
+        case 'output-ready':
+          scheduleDrain(l, msg.full === true);
+          return;
         case 'tool-call':
           void answerToolCall(l, msg, transport);
           return;
@@ -498,6 +572,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
           return;
         }
         case 'response': {
+          // Everything the request printed was written before its answer: take it first.
+          drainOutput(l);
           const p = l.pending.get(msg.id);
           l.pending.delete(msg.id);
           p?.resolve(msg);
@@ -528,6 +604,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
             bridge: buffers,
             transport,
             stdoutFlushMs: o.stdoutFlushMs,
+            output: outputRing,
             modules,
             snapshot,
             makeSnapshot: cached === undefined,

@@ -19,6 +19,7 @@ import {
 } from './protocol.ts';
 import { BRIDGE_MODULE, RUNNER_MODULE, TOOL_STATUS } from './python-prelude.ts';
 import { toAnswer } from '../../src/bridge/marshal.ts';
+import { OUTPUT_KIND, OutputRingWriter } from '../../src/bridge/output-ring.ts';
 import { SyncChannelAbort, SyncChannelClient } from '../../src/bridge/sync-channel.ts';
 import { parseToolJson, toolRequestText } from '../../src/bridge/tool-request.ts';
 
@@ -57,7 +58,17 @@ let currentRun: { id: string; runId: string } | undefined;
 let callSeq = 0;
 const pendingAsyncCalls = new Map<number, (status: number, payload: Uint8Array) => void>();
 
-/** stdout/stderr: decoded incrementally, flushed every `flushMs` or 64 KB, always at the end of a run. */
+/**
+ * The shared output ring, when the host sent one (shared memory available): output then goes
+ * there byte for byte and the host drains it on its own clock, even while Python computes.
+ */
+let outputRing: OutputRingWriter | undefined;
+
+/**
+ * stdout/stderr. Through the output ring when there is one; otherwise decoded incrementally and
+ * posted every `flushMs` or 64 KB, before `time.sleep`, and always at the end of a run (a batch
+ * then waits for the next write while Python computes silently).
+ */
 class OutputStream {
   private readonly decoder = new TextDecoder('utf-8');
   private pending = '';
@@ -67,6 +78,11 @@ class OutputStream {
     this.flushMs = flushMs;
   }
   write(buf: Uint8Array): number {
+    if (outputRing) {
+      // The buffer may be a view of Pyodide's memory: the ring copies it at once.
+      outputRing.write(OUTPUT_KIND[this.name], buf);
+      return buf.length;
+    }
     this.pending += this.decoder.decode(buf, { stream: true });
     const now = performance.now();
     if (this.pending.length >= 65536 || now - this.last >= this.flushMs) this.flush(now);
@@ -211,6 +227,11 @@ async function init(req: InitRequest): Promise<void> {
     port.post(message ? { type: 'progress', id: req.id, stage, percent, message } : { type: 'progress', id: req.id, stage, percent });
   stdout.configure(req.stdoutFlushMs);
   stderr.configure(req.stdoutFlushMs);
+  if (req.output) {
+    outputRing = new OutputRingWriter(req.output, {
+      ring: (full) => port.post(full ? { type: 'output-ready', id: 'output', full } : { type: 'output-ready', id: 'output' }),
+    });
+  }
   progress('fetch', 0, 'starting');
   if (!isNode) {
     // Fetching first shows real byte progress and warms the HTTP cache loadPyodide then reads from.
@@ -336,8 +357,14 @@ function callAsync(name: string, argsJson: string, instance?: string | null): Pr
   });
 }
 
+/** Output after this belongs to `run` (start-up output when none); the ring carries the switch in order. */
+function setRun(run: { id: string; runId: string } | undefined): void {
+  currentRun = run;
+  outputRing?.write(OUTPUT_KIND.mark, new TextEncoder().encode(JSON.stringify(run ?? { id: 'init', runId: 'init' })));
+}
+
 async function execute(id: string, runId: string, code: string): Promise<void> {
-  currentRun = { id, runId };
+  setRun({ id, runId });
   if (interrupt) Atomics.store(interrupt, 0, 0);
   try {
     const res = runner!.run!(code, transport === 'jspi') as { toJs(): unknown; get(i: number): unknown; destroy(): void };
@@ -362,7 +389,7 @@ async function execute(id: string, runId: string, code: string): Promise<void> {
     stderr.flush();
     fail(id, jsError(e), isFatal(e));
   } finally {
-    currentRun = undefined;
+    setRun(undefined);
     // The last call_tool answer of the run may still hold the shared region.
     channel?.release();
   }

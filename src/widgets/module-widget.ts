@@ -102,19 +102,39 @@ export abstract class ModuleWidget<Api = unknown> extends LitElement {
     return this.context?.bus;
   }
 
+  /** The context `widget:mounted` was emitted for, until `widget:unmounted`. */
+  private announced: WidgetContext<Api> | undefined;
+
   override connectedCallback(): void {
     super.connectedCallback();
-    if (this.context) this.context.bus.emit('widget:mounted', { module: this.context.moduleId, tag: this.localName });
+    this.announce();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    if (this.context) this.context.bus.emit('widget:unmounted', { module: this.context.moduleId, tag: this.localName });
+    this.unannounce();
   }
 
   protected override willUpdate(changed: Map<PropertyKey, unknown>): void {
     // Controllers subscribe on connect; a context that arrives later connects them now.
-    if (changed.has('context')) this.onContext();
+    if (changed.has('context')) {
+      this.onContext();
+      this.announce();
+    }
+  }
+
+  /** `widget:mounted` once the widget is both attached and given a context, in either order. */
+  private announce(): void {
+    if (!this.isConnected || !this.context || this.announced === this.context) return;
+    this.unannounce();
+    this.announced = this.context;
+    this.context.bus.emit('widget:mounted', { module: this.context.moduleId, tag: this.localName });
+  }
+
+  private unannounce(): void {
+    const was = this.announced;
+    this.announced = undefined;
+    if (was) was.bus.emit('widget:unmounted', { module: was.moduleId, tag: this.localName });
   }
 
   /** Called when the context is set or replaced. */

@@ -46,6 +46,27 @@ describe('tool-runner-widget', () => {
     el.remove();
   });
 
+  it('announces widget:mounted once attached and given a context, in either order, and unmounted on removal', async () => {
+    const { bus, runner } = setup();
+    const seen: string[] = [];
+    bus.on('widget:mounted', (p) => seen.push(`mounted ${p.module}`));
+    bus.on('widget:unmounted', (p) => seen.push(`unmounted ${p.module}`));
+    const late = new ToolRunnerWidget();
+    await mount(late);
+    expect(seen, 'no context yet').to.deep.equal([]);
+    late.context = { bus, moduleId: 'Late', api: runner, report: report('Late') };
+    await settle(late);
+    late.requestUpdate();
+    await settle(late);
+    expect(seen, 'context after attach: once').to.deep.equal(['mounted Late']);
+    late.remove();
+    const early = new ToolRunnerWidget();
+    early.context = { bus, moduleId: 'Early', api: runner, report: report('Early') };
+    await mount(early);
+    early.remove();
+    expect(seen).to.deep.equal(['mounted Late', 'unmounted Late', 'mounted Early', 'unmounted Early']);
+  });
+
   it('shows calls made before it mounted (bus history)', async () => {
     const { runner, el } = setup();
     await runner.executeTool('echo', { a: 1 });

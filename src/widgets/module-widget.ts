@@ -6,6 +6,11 @@ import { RelativeTimeController, formatRelative } from './relative-time.ts';
 /** States a widget can show; each has an icon and a word, never colour alone. */
 export type WidgetState = 'loading' | 'idle' | 'active' | 'warning' | 'error' | 'disabled';
 
+/** `count` and `noun`, plural unless the count is 1: `1 call`, `0 calls`, `2 calls`. */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}
+
 /** What every module widget reports about its module. */
 export interface WidgetStatus {
   state: WidgetState;

@@ -1,5 +1,5 @@
 import { css, html, nothing } from 'lit';
-import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { renderMarkdown } from '../../src/widgets/markdown.ts';
 import { metadata } from './index.ts';
 import type { BlueprintRegistryApi } from './registry.ts';
@@ -22,8 +22,8 @@ export class BlueprintsWidget extends ModuleWidget<BlueprintRegistryApi> {
     const list = this.context?.api?.list() ?? [];
     return {
       state: this.context?.report.state === 'failed' ? 'error' : 'idle',
-      primaryMetric: `${list.length} blueprints`,
-      secondaryMetric: `${new Set(list.map((b) => b.target)).size} targets`,
+      primaryMetric: counted(list.length, 'blueprint'),
+      secondaryMetric: counted(new Set(list.map((b) => b.target)).size, 'target'),
     };
   }
 

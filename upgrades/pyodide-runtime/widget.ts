@@ -1,7 +1,7 @@
 import { css, html, nothing } from 'lit';
 import type { PythonLoadStage, PythonStatus } from '../../src/kernel/events.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
-import { ModuleWidget, widgetStyles, type WidgetControl, type WidgetState, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { counted, ModuleWidget, widgetStyles, type WidgetControl, type WidgetState, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { metadata } from './index.ts';
 import type { PyodideRuntimeApi } from './runtime.ts';
 
@@ -77,7 +77,7 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
     return {
       state,
       primaryMetric: primary,
-      secondaryMetric: `${s.executions} runs · ${s.restarts} restarts`,
+      secondaryMetric: `${counted(s.executions, 'run')} · ${counted(s.restarts, 'restart')}`,
       lastActivity: this.lastActivity,
       message: s.status === 'error' ? `${s.lastError?.type ?? 'Error'}: ${s.lastError?.message ?? 'the runtime failed'}` : undefined,
     };

@@ -1,6 +1,6 @@
 import { css, html, nothing } from 'lit';
 import { BusController } from '../../src/widgets/bus-controller.ts';
-import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import './console.ts';
 import { metadata } from './index.ts';
@@ -39,7 +39,7 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
     const state = rt.status === 'busy' ? 'active' : rt.status === 'error' ? 'error' : rt.status === 'ready' ? (s.lastExecution && !s.lastExecution.ok ? 'warning' : 'idle') : 'loading';
     return {
       state,
-      primaryMetric: `${s.executions} executions`,
+      primaryMetric: counted(s.executions, 'execution'),
       secondaryMetric: rt.status === 'ready' || rt.status === 'busy' ? 'Python ready' : `Python ${rt.status}`,
       lastActivity: s.lastExecution?.at,
       message: state === 'warning' && s.errors[0] ? `Last run failed: ${s.errors[0].type}${s.errors[0].message ? `: ${s.errors[0].message}` : ''}` : undefined,

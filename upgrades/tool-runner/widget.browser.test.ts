@@ -73,6 +73,7 @@ describe('tool-runner-widget', () => {
     await mount(el);
     expect($$(el, 'table[aria-label="recent tool calls"] tbody tr')).to.have.length(1);
     expect(text(el)).to.match(/echo agent [\d.]+ ✓ ok/);
+    expect(text(el)).to.match(/\b1 call ?0 errors · 3 tools\b/);
     el.remove();
   });
 

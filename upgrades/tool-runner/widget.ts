@@ -2,7 +2,7 @@ import { html, nothing } from 'lit';
 import type { EventRecord } from '../../src/kernel/event-bus.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
-import { ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { counted, ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { metadata } from './index.ts';
 
 interface Call {
@@ -49,8 +49,8 @@ export class ToolRunnerWidget extends ModuleWidget<ToolRunnerApi> {
     const state = running ? 'active' : last && last.ok === false ? 'warning' : 'idle';
     return {
       state,
-      primaryMetric: `${calls} calls`,
-      secondaryMetric: `${errors} errors · ${stats.length} tools${running ? ` · ${running} running` : ''}`,
+      primaryMetric: counted(calls, 'call'),
+      secondaryMetric: `${counted(errors, 'error')} · ${counted(stats.length, 'tool')}${running ? ` · ${running} running` : ''}`,
       lastActivity: last?.at,
       message: last && last.ok === false ? `${last.name} failed: ${last.error}` : undefined,
     };

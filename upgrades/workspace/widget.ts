@@ -1,6 +1,6 @@
 import { html, nothing } from 'lit';
 import { BusController } from '../../src/widgets/bus-controller.ts';
-import { ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { counted, ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import { metadata } from './index.ts';
 import type { WorkspaceApi } from './workspace.ts';
@@ -31,7 +31,7 @@ export class WorkspaceWidget extends ModuleWidget<WorkspaceApi> {
     const files = api?.list() ?? [];
     return {
       state: this.context?.report.state === 'failed' ? 'error' : files.length ? 'active' : 'idle',
-      primaryMetric: `${files.length} files`,
+      primaryMetric: counted(files.length, 'file'),
       secondaryMetric: formatBytes(api?.totalBytes() ?? 0),
       lastActivity: this.lastChange ?? (files.length ? Math.max(...files.map((f) => f.mtime)) : undefined),
     };

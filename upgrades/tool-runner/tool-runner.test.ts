@@ -67,6 +67,11 @@ test('an unknown tool suggests the closest names', async () => {
   assert.equal(!r.ok && r.error.code, 'UNKNOWN_TOOL');
   assert.match(!r.ok ? r.error.message : '', /no tool named "reed_file"; did you mean "read_file"/);
   assert.equal(!r.ok && r.hint, 'Call read_file instead.');
+  // Nothing close: the hint says how to look, in the caller's own terms.
+  const agent = await runner.executeTool('zzz', {});
+  assert.equal(!agent.ok && agent.hint, 'List the available tools with getToolDeclarations().');
+  const python = await runner.executeTool('zzz', {}, { caller: 'python' });
+  assert.match(!python.ok ? python.hint ?? '' : '', /call_tool\("list_skills"\)/);
 });
 
 test('the persona allow-list filters declarations and refuses other calls clearly', async () => {

@@ -91,7 +91,11 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       return fail(
         'UNKNOWN_TOOL',
         `[executeTool] no tool named ${JSON.stringify(name)}${near.length ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(' or ')}?` : ''}`,
-        near.length ? `Call ${near[0]} instead.` : 'List the available tools with getToolDeclarations().',
+        near.length
+          ? `Call ${near[0]} instead.`
+          : opts.caller === 'python'
+            ? 'See the tools with call_tool("list_skills") and a namespace\'s functions with call_tool("read_skill", {"namespace": ...}).'
+            : 'List the available tools with getToolDeclarations().',
         { name, suggestions: near },
       );
     }

@@ -1,5 +1,6 @@
 // The Python console on the served dashboard: stream 10 MB of stdout into it and report the
-// longest main-thread task (PerformanceObserver long tasks) and the total time until it is shown.
+// longest main-thread stall (the widest gap between back-to-back zero-delay tasks; the long-task
+// API only sees tasks over 50 ms), the long tasks, and the total time until it is shown.
 import { withBenchPage } from './browser/run-page.ts';
 import type { BenchRow } from './types.ts';
 
@@ -14,6 +15,17 @@ const MEASURE = `(async () => {
   const longTasks = [];
   const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); });
   obs.observe({ type: 'longtask', buffered: false });
+  // A chain of zero-delay tasks: the widest gap between two of them is the longest stretch the
+  // page could not respond.
+  const ping = new MessageChannel();
+  let last = performance.now(), widest = 0, pinging = true;
+  ping.port1.onmessage = () => {
+    const t = performance.now();
+    widest = Math.max(widest, t - last);
+    last = t;
+    if (pinging) ping.port2.postMessage(0);
+  };
+  ping.port2.postMessage(0);
   const el = ${CONSOLE};
   const t0 = performance.now();
   const r = await el.run('import sys\\nline = "y" * 99 + "\\\\n"\\nfor _ in range(104858):\\n    sys.stdout.write(line)');
@@ -21,8 +33,9 @@ const MEASURE = `(async () => {
   await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
   const total = performance.now() - t0;
   await new Promise((res) => setTimeout(res, 50));
+  pinging = false;
   obs.disconnect();
-  return { ok: r.ok, total, longest: longTasks.length ? Math.max(...longTasks) : 0, count: longTasks.length };
+  return { ok: r.ok, total, longest: widest, count: longTasks.length };
 })()`;
 
 interface Measured {
@@ -50,7 +63,7 @@ export async function run(): Promise<BenchRow[]> {
     const longest = Math.max(...runs.map((r) => r.longest));
     return [
       { suite: 'console', name: '10 MB of stdout into the console: time until rendered (median of 3)', value: totals[1]!, unit: 'ms' },
-      { suite: 'console', name: '10 MB of stdout into the console: longest main-thread task (worst of 3)', value: longest, unit: 'ms', target: '<= 100 ms', pass: longest <= 100 },
+      { suite: 'console', name: '10 MB of stdout into the console: longest main-thread stall (worst of 3)', value: longest, unit: 'ms', target: '<= 100 ms', pass: longest <= 100 },
       { suite: 'console', name: '10 MB of stdout into the console: long tasks over 50 ms (worst of 3)', value: Math.max(...runs.map((r) => r.count)), unit: 'tasks' },
     ];
   });

@@ -59,3 +59,21 @@ test('positions keep working across the 32-bit wrap; the ring size must be a pow
   }
   assert.throws(() => new OutputRingReader(new SharedArrayBuffer(16 + 100)), /power of two, got 100/);
 });
+
+test('a bounded drain takes whole records up to its budget and says more are left, keeping the doorbell rung', () => {
+  const ring = createOutputRing(1024);
+  let rings = 0;
+  const writer = new OutputRingWriter(ring, { ring: () => rings++ });
+  const reader = new OutputRingReader(ring);
+  for (let i = 0; i < 10; i++) writer.write(OUTPUT_KIND.stdout, new Uint8Array(50).fill(i));
+  assert.equal(rings, 1, 'one doorbell for ten writes');
+  const got: number[] = [];
+  assert.equal(reader.drain((_k, p) => got.push(p[0]!), 120), true);
+  assert.deepEqual(got, [0, 1, 2], 'records until the budget is reached, none cut');
+  writer.write(OUTPUT_KIND.stdout, new Uint8Array(50).fill(10));
+  assert.equal(rings, 1, 'still rung: the reader drains again by itself');
+  assert.equal(reader.drain((_k, p) => got.push(p[0]!)), false);
+  assert.deepEqual(got, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  writer.write(OUTPUT_KIND.stdout, new Uint8Array(1));
+  assert.equal(rings, 2, 'after a full drain the next write rings again');
+});

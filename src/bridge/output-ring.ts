@@ -118,26 +118,33 @@ export class OutputRingReader {
   }
 
   /**
-   * Hands every waiting record to `onRecord`, then frees their space at once (one store and one
-   * wake-up per drain, not per record). The payload is a view of shared memory when the record
-   * does not wrap, valid only during the call: copy what you keep. Clears the doorbell first, so a
-   * record written during the drain rings again.
+   * Hands waiting records to `onRecord` — all of them, or whole records until about `maxBytes`
+   * of payload — then frees their space at once (one store and one wake-up per drain, not per
+   * record). The payload is a view of shared memory when the record does not wrap, valid only
+   * during the call: copy what you keep. Clears the doorbell first, so a record written during
+   * the drain rings again. Returns whether records were left (the doorbell then stays rung: the
+   * caller drains again without being told).
    */
-  drain(onRecord: (kind: OutputKind, payload: Uint8Array) => void): void {
+  drain(onRecord: (kind: OutputKind, payload: Uint8Array) => void, maxBytes = Infinity): boolean {
     const c = this.control;
     Atomics.store(c, DOORBELL, 0);
     let read = Atomics.load(c, READ);
     const written = Atomics.load(c, WRITTEN);
-    if (read === written) return;
-    while (read !== written) {
+    if (read === written) return false;
+    let taken = 0;
+    while (read !== written && taken < maxBytes) {
       const head = this.view(read, HEADER);
       const kind = head[0] as OutputKind;
       const len = head[1]! | (head[2]! << 8) | (head[3]! << 16) | (head[4]! << 24);
       onRecord(kind, this.view(read + HEADER, len));
       read = (read + HEADER + len) | 0;
+      taken += len;
     }
     Atomics.store(c, READ, read);
     Atomics.notify(c, READ);
+    const left = read !== written;
+    if (left) Atomics.store(c, DOORBELL, 1);
+    return left;
   }
 
   private view(position: number, length: number): Uint8Array {

@@ -436,8 +436,10 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   /**
    * Moves what waits in the output ring to `deliver`, one event per run and stream per drain
    * (consecutive records are joined, so a flood of prints is a few events, not one per line).
+   * Unless `all`, a drain takes about 256 KB and leaves the rest to a drain in the next task, so
+   * the page stays responsive while a flood is rendered.
    */
-  function drainOutput(l: Live): void {
+  function drainOutput(l: Live, all = false): void {
     const d = l.output;
     if (!d) return;
     clearTimeout(d.timer);
@@ -445,7 +447,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     d.last = now();
     const parts: { run: { id: string; runId: string }; stream: 'stdout' | 'stderr'; start: number; end: number }[] = [];
     let used = 0;
-    d.reader.drain((kind, payload) => {
+    const more = d.reader.drain((kind, payload) => {
       if (kind === OUTPUT_KIND.mark) {
         d.run = JSON.parse(new TextDecoder().decode(payload.slice())) as { id: string; runId: string };
         return;
@@ -463,7 +465,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       if (tail && tail.run === d.run && tail.stream === stream) tail.end = used + payload.length;
       else parts.push({ run: d.run, stream, start: used, end: used + payload.length });
       used += payload.length;
-    });
+    }, all ? Infinity : 256 * 1024);
+    if (more) d.timer = setTimeout(() => !l.dead && drainOutput(l), 0);
     for (const p of parts) {
       const text = d.decoders[p.stream].decode(d.scratch.subarray(p.start, p.end), { stream: true });
       if (text) deliver(l, p.run.id, p.run.runId, p.stream, text);
@@ -524,7 +527,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     const die = (why: string) => {
       if (l.dead) return;
       // What the worker printed before it died is still in the ring: show it.
-      drainOutput(l);
+      drainOutput(l, true);
       l.dead = true;
       for (const [id, p] of l.pending) p.resolve({ type: 'response', id, ok: false, error: { type: 'WorkerCrashed', message: why, traceback: '' }, fatal: true });
       l.pending.clear();
@@ -573,7 +576,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
         }
         case 'response': {
           // Everything the request printed was written before its answer: take it first.
-          drainOutput(l);
+          drainOutput(l, true);
           const p = l.pending.get(msg.id);
           l.pending.delete(msg.id);
           p?.resolve(msg);

@@ -137,7 +137,7 @@ export interface PyodideRuntimeOptions {
    */
   prestartOnTimeout?: boolean;
   /**
-   * How long the host keeps looking at the shared request slot after answering a \`call_tool\`,
+   * How long the host keeps looking at the shared request slot after answering a `call_tool`,
    * in ms (shared-memory transport). Calls in a loop then reach the host without waking its
    * thread, several times faster on virtual machines; the price is a busy event loop for at most
    * this long after each call. 0 turns it off. Default: 2.

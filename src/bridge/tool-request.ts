@@ -14,10 +14,13 @@ export interface ToolRequestHead {
   instance?: string | null;
 }
 
-/** The request as one JSON text; `argsJson` must be a JSON document (Python's `json.dumps`). */
+/**
+ * The request as one JSON text; `argsJson` must be a JSON document (Python's `json.dumps`, which
+ * writes ASCII only, so its length is its size in bytes: sent as `argBytes`).
+ */
 export function toolRequestText(head: ToolRequestHead, argsJson: string): string {
   const instance = typeof head.instance === 'string' ? `,"instance":${JSON.stringify(head.instance)}` : '';
-  return `{"type":"tool-call","id":${JSON.stringify(head.id)},"callId":${head.callId},"name":${JSON.stringify(head.name)}${instance},"args":${argsJson}}`;
+  return `{"type":"tool-call","id":${JSON.stringify(head.id)},"callId":${head.callId},"name":${JSON.stringify(head.name)}${instance},"argBytes":${argsJson.length},"args":${argsJson}}`;
 }
 
 /** `JSON.parse` reviver turning big-int markers into BigInt. */

@@ -108,6 +108,8 @@ export const ToolCallMessageSchema = z.object({
   args: z.unknown(),
   /** Which registration of a tool registered several times (Python's instance_id). */
   instance: z.string().optional(),
+  /** Bytes of the arguments' JSON as Python wrote it (for the bridge's statistics). */
+  argBytes: z.number().optional(),
 });
 /** Output waits in the shared ring; `full` when the worker is blocked until it is drained. */
 export const OutputReadyMessageSchema = z.object({ type: z.literal('output-ready'), id, full: z.boolean().optional() });

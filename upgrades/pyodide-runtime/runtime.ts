@@ -85,6 +85,18 @@ export type ToolCallHandler = (
   instance?: string,
 ) => Promise<{ ok: true; value: unknown } | { ok: false; error: { code: string; message: string }; hint?: string }>;
 
+/** One answered `call_tool`, as the bridge saw it. */
+export interface BridgeCall {
+  name: string;
+  /** Bytes of the arguments' JSON as Python sent it. */
+  argBytes: number;
+  /** Bytes of the answer as it crossed to Python (its marshal document). */
+  resultBytes: number;
+  /** From the request reaching the host to the answer being encoded, in ms. */
+  durationMs: number;
+  ok: boolean;
+}
+
 /** Options of {@link createPyodideRuntime}. */
 export interface PyodideRuntimeOptions {
   /** Worker script URL. Default: `./worker.ts` beside this file (bundles pass their own). */
@@ -195,8 +207,11 @@ export interface PyodideRuntimeApi {
   restart(): Promise<void>;
   reset(): Promise<void>;
   dispose(): Promise<void>;
-  /** Sets who runs tools for `call_tool` (the PythonTool upgrade). */
-  setToolCallHandler(handler: ToolCallHandler | undefined): void;
+  /**
+   * Sets who runs tools for `call_tool` (the PythonTool upgrade), and optionally who hears about
+   * each answered call (after the answer is on its way, so it costs the caller nothing).
+   */
+  setToolCallHandler(handler: ToolCallHandler | undefined, observe?: (call: BridgeCall) => void): void;
   /**
    * Installs Python source files under the module path (e.g. `tools/workspace.py`), now if the
    * runtime is running and again after every restart.
@@ -349,6 +364,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   let starting: Promise<Live> | undefined;
   let restartPending = false;
   let toolCallHandler = options.onToolCall;
+  let observeToolCall: ((call: BridgeCall) => void) | undefined;
   let pythonModules: { path: string; source: string }[] = options.modules?.() ?? [];
 
   const setStatus = (next: PythonStatus, message?: string) => {
@@ -372,7 +388,8 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     });
   }
 
-  async function answerToolCall(l: Live, msg: { id: string; callId: number; name: string; args: unknown; instance?: string }, t: Transport) {
+  async function answerToolCall(l: Live, msg: { id: string; callId: number; name: string; args: unknown; instance?: string; argBytes?: number }, t: Transport) {
+    const t0 = now();
     let status: number = TOOL_STATUS.ok;
     let payload: Uint8Array;
     const scope: ToolCallScope = { runtime: self, tool: msg.name, done: false };
@@ -411,12 +428,18 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       payload = toAnswer(status, { code: 'BRIDGE_FAILED', message: String((e as Error).message ?? e) });
     }
     if (l.dead) return;
+    const call: BridgeCall = { name: msg.name, argBytes: msg.argBytes ?? 0, resultBytes: payload.byteLength, durationMs: now() - t0, ok: status === TOOL_STATUS.ok };
     if (t === 'shared-memory' && l.bridge) {
       // Python usually calls again right away: watch the request slot instead of waiting to be
       // woken. Before answering, so the worker already sees the host watching when it asks again.
       l.bridge.poller.watch();
-      await l.bridge.host.respond(msg.callId, payload, status).catch(() => undefined);
-    } else l.worker.post({ type: 'tool-result', id: msg.id, callId: msg.callId, status, payload }, [payload.buffer as ArrayBuffer]);
+      const written = l.bridge.host.respond(msg.callId, payload, status).catch(() => undefined);
+      observeToolCall?.(call);
+      await written;
+    } else {
+      l.worker.post({ type: 'tool-result', id: msg.id, callId: msg.callId, status, payload }, [payload.buffer as ArrayBuffer]);
+      observeToolCall?.(call);
+    }
   }
 
   /** Records output of request `id` and emits it as `python:stdout` / `python:stderr`. */
@@ -928,8 +951,9 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       activeRun?.signal();
     },
 
-    setToolCallHandler(handler) {
+    setToolCallHandler(handler, observe) {
       toolCallHandler = handler;
+      observeToolCall = observe;
     },
 
     setPythonModules(files) {

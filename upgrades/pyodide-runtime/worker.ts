@@ -322,7 +322,7 @@ function writeModules(modules: { path: string; source: string }[]): void {
 }
 
 function toolCall(callId: number, name: string, argsJson: string, instance: string | null | undefined): WorkerMessage {
-  const msg = { type: 'tool-call' as const, id: currentRun?.id ?? 'none', callId, name, args: parseToolJson(argsJson) };
+  const msg = { type: 'tool-call' as const, id: currentRun?.id ?? 'none', callId, name, args: parseToolJson(argsJson), argBytes: argsJson.length };
   return typeof instance === 'string' ? { ...msg, instance } : msg;
 }
 

@@ -9,6 +9,7 @@ import { createPyodideRuntime, type PyodideRuntimeApi } from '../pyodide-runtime
 import { createPythonTool, type PythonToolApi } from './python-tool.ts';
 import { createWorkspace } from '../workspace/workspace.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { toAnswer } from '../../src/bridge/marshal.ts';
 
 const decl = (name: string, module: string, properties: Record<string, unknown> = {}, extra: Partial<ToolDeclaration> = {}): ToolDeclaration => ({
   name,
@@ -221,8 +222,9 @@ rows = call_tool("big_rows", {"n": 100000})
     sub.dispose();
     const called = seen.filter((r) => r.type === 'tool-bridge:called').map((r) => r.payload as { name: string; argBytes: number; resultBytes: number; ok: boolean });
     assert.deepEqual(called.map((c) => [c.name, c.ok]), [['echo', true], ['slow', true]]);
+    // Sizes as they crossed: Python's compact JSON, and the answer's marshal document.
     assert.equal(called[0]!.argBytes, JSON.stringify({ value: 'abc' }).length);
-    assert.equal(called[0]!.resultBytes, JSON.stringify('abc').length);
+    assert.equal(called[0]!.resultBytes, toAnswer(0, 'abc').byteLength);
     assert.deepEqual(seen.filter((r) => r.type === 'tool-bridge:slow').map((r) => (r.payload as { name: string }).name), ['slow']);
     assert.match(warnings.at(-1)!, /call_tool\("slow"\) took \d+ ms \(threshold 150 ms\)/);
     // Calls from Python show in the ToolRunner's events as coming from Python.

@@ -3,7 +3,7 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
-import type { ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
+import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
 import { generatePythonModule, generateSkillDoc, generateSkillIndex, generateSystemPrompt, groupByNamespace, namespaceOf } from './codegen.ts';
 
 /** Statistics for the widget. */
@@ -72,14 +72,6 @@ export interface PythonToolApi {
   interrupt(): void;
 }
 
-const byteLength = (v: unknown) => {
-  try {
-    return new TextEncoder().encode(JSON.stringify(v) ?? '').length;
-  } catch {
-    return 0;
-  }
-};
-
 /**
  * The PythonTool: `execute_python`, `install_python_package`, `list_python_packages`,
  * `list_skills`, `read_skill`, and the `call_tool` bridge from Python to every other tool.
@@ -114,8 +106,16 @@ export function createPythonTool(options: PythonToolOptions) {
   }
 
   // call_tool from Python: the same ToolRunner path as any call, marked as coming from Python.
+  // Statistics come from the runtime once the answer is on its way, with the sizes that actually
+  // crossed the bridge (re-serialising results here cost more than moving them).
+  const observe = (call: BridgeCall) => {
+    bus.emit('tool-bridge:called', call);
+    if (call.durationMs > slowCallMs) {
+      bus.emit('tool-bridge:slow', { name: call.name, durationMs: call.durationMs, thresholdMs: slowCallMs });
+      warn(`[tool-bridge] call_tool("${call.name}") took ${call.durationMs.toFixed(0)} ms (threshold ${slowCallMs} ms)`);
+    }
+  };
   runtime.setToolCallHandler(async (name, args, instance): Promise<ToolResult> => {
-    const t0 = performance.now();
     const decl = runner.getToolDeclarations({ persona: { ...persona, tools: ['*'] } }).find((d) => d.name === name);
     let result: ToolResult;
     if (decl && !decl.pythonCallable) {
@@ -131,14 +131,8 @@ export function createPythonTool(options: PythonToolOptions) {
     } else {
       result = await runner.executeTool(name, args, instance === undefined ? { caller: 'python' } : { caller: 'python', instance });
     }
-    const durationMs = performance.now() - t0;
-    bus.emit('tool-bridge:called', { name, argBytes: byteLength(args), resultBytes: result.ok ? byteLength(result.value) : byteLength(result.error), durationMs, ok: result.ok });
-    if (durationMs > slowCallMs) {
-      bus.emit('tool-bridge:slow', { name, durationMs, thresholdMs: slowCallMs });
-      warn(`[tool-bridge] call_tool("${name}") took ${durationMs.toFixed(0)} ms (threshold ${slowCallMs} ms)`);
-    }
     return result;
-  });
+  }, observe);
 
   async function waitReady(): Promise<ArmatureError | undefined> {
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -81,8 +81,10 @@ export async function measureTransport(
   const call = options.isAsync ? 'await call_tool_async' : 'call_tool';
   const suite = 'call_tool';
   const rows: BenchRow[] = [];
-  const tiny = await py<number[]>(exec, timing(`${call}("tiny")`, options.tinyCalls ?? 2000));
-  const us = tiny.slice(100).map((s) => s * 1e6);
+  // Warm-up first (JIT on both threads, and whatever start-up work is still settling), then measure.
+  await py(exec, timing(`${call}("tiny")`, 1000));
+  const tiny = await py<number[]>(exec, timing(`${call}("tiny")`, options.tinyCalls ?? 3000));
+  const us = tiny.map((s) => s * 1e6);
   rows.push({ suite, name: `${label}: tiny round trip p50`, value: percentile(us, 50), unit: 'µs' });
   rows.push({ suite, name: `${label}: tiny round trip p99`, value: percentile(us, 99), unit: 'µs' });
   if (options.tinyOnly) return rows;

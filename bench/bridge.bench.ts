@@ -1,6 +1,9 @@
 // call_tool: round trips and throughput for each transport side by side — Node (shared memory,
 // async messages) and Chromium (shared memory, JSPI) in one run — with the issue's targets.
+import { createEventBus } from '../src/kernel/event-bus.ts';
 import { createPyodideRuntime } from '../upgrades/pyodide-runtime/runtime.ts';
+import { createPythonTool } from '../upgrades/python-tool/python-tool.ts';
+import { createToolRunner } from '../upgrades/tool-runner/tool-runner.ts';
 import type { Transport } from '../upgrades/pyodide-runtime/protocol.ts';
 import { benchToolHandler, measureTransport } from './bridge-cases.ts';
 import { withBenchPage } from './browser/run-page.ts';
@@ -12,6 +15,22 @@ async function node(transport: Transport, polling = true): Promise<BenchRow[]> {
     await rt.init();
     if (!polling) return await measureTransport((code) => rt.execute(code), `Node ${transport} without polling`, { tinyOnly: true });
     return await measureTransport((code) => rt.execute(code), `Node ${transport}`, { isAsync: transport === 'async' });
+  } finally {
+    await rt.dispose();
+  }
+}
+
+/** The whole path an agent's call takes: PythonTool, the ToolRunner (validation, allow-list, events, stats). */
+async function nodeFullStack(): Promise<BenchRow[]> {
+  const bus = createEventBus();
+  const persona = { id: 'bench', name: 'bench', description: 'bench', upgrades: [], tools: ['*'], skills: [] };
+  const runner = createToolRunner({ bus, persona });
+  runner.registerTools([{ name: 'tiny', description: 'Returns 1.', module: 'Bench', pythonCallable: true, inputSchema: { type: 'object', properties: {} } }], () => 1);
+  const rt = createPyodideRuntime({ defaultTimeoutMs: 600_000 }, { emit: (t, p) => bus.emit(t, p) });
+  createPythonTool({ runtime: rt, runner, persona, bus });
+  try {
+    await rt.init();
+    return await measureTransport((code) => rt.execute(code), 'Node shared-memory through PythonTool + ToolRunner', { tinyOnly: true });
   } finally {
     await rt.dispose();
   }
@@ -34,7 +53,13 @@ function find(rows: BenchRow[], name: string): BenchRow {
 }
 
 export async function run(): Promise<BenchRow[]> {
-  const rows = [...(await node('shared-memory')), ...(await node('shared-memory', false)), ...(await node('async')), ...(await chromium())];
+  const rows = [
+    ...(await node('shared-memory')),
+    ...(await node('shared-memory', false)),
+    ...(await nodeFullStack()),
+    ...(await node('async')),
+    ...(await chromium()),
+  ];
   const target = (name: string, text: string, ok: (v: number) => boolean) => {
     const r = find(rows, name);
     r.target = text;

@@ -226,20 +226,22 @@ export function toMarshal(value: unknown, target?: MarshalTarget): Uint8Array {
 }
 
 /**
- * A tool answer for Python: the tuple `(status, value)` in one marshal document, so that one
- * buffer carries both and Python unpacks them with one `marshal.loads`. `target` as in toMarshal.
+ * A tool answer for Python: the tuple `(status, value, more)` in one marshal document, so that
+ * one buffer carries all three and Python unpacks them with one `marshal.loads`. `more` says that
+ * further parts follow, each `(status, list, more)`, whose lists extend this one (a long list sent
+ * in parts, see the runtime). `target` as in toMarshal.
  */
-export function toAnswer(status: number, value: unknown, target?: MarshalTarget): Uint8Array {
-  return encodeDocument(value, target, status);
+export function toAnswer(status: number, value: unknown, target?: MarshalTarget, more = false): Uint8Array {
+  return encodeDocument(value, target, { status, more });
 }
 
-function encodeDocument(value: unknown, target: MarshalTarget | undefined, status?: number): Uint8Array {
+function encodeDocument(value: unknown, target: MarshalTarget | undefined, answer?: { status: number; more: boolean }): Uint8Array {
   const w = new Writer(target);
-  if (status !== undefined) {
+  if (answer) {
     w.byte(T_SMALL_TUPLE);
-    w.byte(2);
+    w.byte(3);
     w.byte(T_INT);
-    w.int32(status);
+    w.int32(answer.status);
   }
   const keyRefs = new Map<string, number>();
   let refCount = 0;
@@ -353,6 +355,7 @@ function encodeDocument(value: unknown, target: MarshalTarget | undefined, statu
   };
 
   encode(value);
+  if (answer) w.byte(answer.more ? T_TRUE : T_FALSE);
   if (w.inTarget) return w.buf.subarray(0, w.pos);
   // A view, not a copy: the writer is discarded, and large results are copied enough already.
   // Only trim when the buffer is mostly slack (it may be transferred whole to a worker).

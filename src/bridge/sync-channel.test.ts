@@ -180,10 +180,14 @@ test('an answer read in place holds the region: nothing is written over it until
     const done = await next((r) => r.type === 'done' && r.id === 1);
     assert.deepEqual([done.length, done.sum, done.shared], [3000, checksum(p), true]);
     assert.equal(host.answerTarget(), undefined, 'held: no in-place encoding');
+    assert.equal(host.clientWaitsFor(1), true);
+    let taken = false;
+    const whenTaken = host.whenTaken().then(() => (taken = true));
     let written = false;
     const stale = host.respond(99, payload(10)).then(() => (written = true));
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(written, false, 'a later answer waits for the release');
+    assert.equal(taken, false, 'not taken while held');
     worker.postMessage({ op: 'release' });
     await next((r) => r.type === 'released');
     // The next call skips the stale answer (taking it), then gets its own; multi-chunk answers
@@ -194,8 +198,10 @@ test('an answer read in place holds the region: nothing is written over it until
     await host.respond(2, q);
     const done2 = await next((r) => r.type === 'done' && r.id === 2);
     assert.deepEqual([done2.length, done2.sum, done2.shared], [10_000, checksum(q), false]);
+    assert.deepEqual([host.clientWaitsFor(1), host.clientWaitsFor(2)], [false, true], 'the client moved on to call 2');
     await stale;
     assert.equal(written, true);
+    await whenTaken;
   } finally {
     await worker.terminate();
   }

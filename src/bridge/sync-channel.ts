@@ -30,6 +30,8 @@ const REQ_CALL_ID = 7;
 const REQ_LEN = 8;
 /** 1 while the host looks at the request slot on its own (see SyncChannelHost.polling). */
 const HOST_POLLING = 9;
+/** The call the client last waited for (it moved on from any other). */
+const WAITING_FOR = 10;
 const CONTROL_WORDS = 16;
 
 /** How many times the client looks at the state before it sleeps in Atomics.wait. */
@@ -220,6 +222,16 @@ export class SyncChannelHost {
     Atomics.notify(c, STATE);
   }
 
+  /** Resolves once the client has taken the last answer (or rejects after `timeoutMs`). */
+  whenTaken(timeoutMs = 30_000): Promise<void> {
+    return this.waitUntilFree(timeoutMs);
+  }
+
+  /** Whether the client's latest wait is for `callId` (false once it has moved on to another call). */
+  clientWaitsFor(callId: number): boolean {
+    return Atomics.load(this.control, WAITING_FOR) === callId;
+  }
+
   private async write(callId: number, payload: Uint8Array, status: number, timeoutMs: number): Promise<void> {
     const size = this.data.byteLength;
     let offset = 0;
@@ -317,6 +329,7 @@ export class SyncChannelClient {
   waitFor(callId: number, options: WaitOptions = {}): { status: number; payload: Uint8Array } {
     const c = this.control;
     this.release();
+    Atomics.store(c, WAITING_FOR, callId);
     const slice = options.sliceMs ?? 50;
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     let out: Uint8Array | undefined;

@@ -9,6 +9,13 @@
 /** Status words of a tool answer (shared with the host). */
 export const TOOL_STATUS = { ok: 0, toolError: 1, interrupted: 2, bridgeError: 3 } as const;
 
+/**
+ * Set in the channel's status word of an answer part that more parts follow (a long list sent in
+ * parts): the worker copies such a part out and frees the region at once, so the host can encode
+ * and place the next part while Python decodes this one.
+ */
+export const MORE_PARTS = 0x100;
+
 export const BRIDGE_MODULE = `
 """Armature's bridge from Python to the JavaScript tools. Installed by the runtime; do not edit."""
 import gc
@@ -76,18 +83,35 @@ def _encode_args(name, args):
         raise TypeError(f"call_tool({name!r}): arguments must be JSON data (dict, list, str, int, float, bool, None): {e}") from None
 
 
+def _decode(answer):
+    # One buffer per answer, marshal of (status, value, more): one proxy, one copy, one decode.
+    return marshal.loads(answer.to_bytes())
+
+
 def _finish(name, answer):
-    # One buffer per answer, marshal of (status, value): one proxy, one copy, one decode.
     raw = answer.to_bytes()
     if len(raw) < _BIG or not gc.isenabled():
-        status, data = marshal.loads(raw)
+        status, data, more = marshal.loads(raw)
+        paused = False
     else:
         # Decoding builds many containers, and each batch of them would start a collection that
-        # finds nothing to free (~8% of the decode): pause the collector meanwhile.
+        # finds nothing to free (~8% of the decode; more across the parts of a long list, whose
+        # collections would walk everything decoded so far): pause the collector meanwhile.
         gc.disable()
-        try:
-            status, data = marshal.loads(raw)
-        finally:
+        paused = True
+    try:
+        if paused:
+            status, data, more = marshal.loads(raw)
+        del raw
+        # A long list comes in parts; the host prepares each next part while this one is decoded.
+        while more and status == ${TOOL_STATUS.ok}:
+            status, part, more = _decode(_armature_js.next_part())
+            if status == ${TOOL_STATUS.ok}:
+                data.extend(part)
+            else:
+                data = part
+    finally:
+        if paused:
             gc.enable()
     if status == ${TOOL_STATUS.ok}:
         return data

@@ -55,7 +55,7 @@ import {
   type ResponseMessage,
   type Transport,
 } from './protocol.ts';
-import { TOOL_STATUS } from './python-prelude.ts';
+import { MORE_PARTS, TOOL_STATUS } from './python-prelude.ts';
 import { defaultIndexURL, inNode, spawnWorker, type WorkerHandle } from './worker-handle.ts';
 import { toAnswer } from '../../src/bridge/marshal.ts';
 import { createOutputRing, OUTPUT_KIND, OutputRingReader } from '../../src/bridge/output-ring.ts';
@@ -271,6 +271,9 @@ const asyncHooks = (globalThis as { process?: { getBuiltinModule?: (id: string) 
 const toolScopes = asyncHooks ? new asyncHooks.AsyncLocalStorage<ToolCallScope>() : undefined;
 let syncToolScope: ToolCallScope | undefined;
 
+/** Lists longer than `minItems` are answered in parts: `firstItems`, then about `bytes` each. */
+const PARTS = { minItems: 2000, firstItems: 500, bytes: 1 << 20 };
+
 let seq = 0;
 const nextId = (prefix: string) => `${prefix}-${++seq}`;
 
@@ -410,6 +413,9 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       const r = pending
         ? await pending.finally(() => (scope.done = true))
         : { ok: false as const, error: { code: 'NO_TOOLS', message: 'no tools are connected to this Python runtime' } };
+      if (r.ok && t === 'shared-memory' && l.bridge && Array.isArray(r.value) && r.value.length > PARTS.minItems) {
+        return await answerInParts(l, msg, r.value, t0);
+      }
       if (r.ok) {
         try {
           // Over shared memory the value is encoded straight into the free answer region, and
@@ -440,6 +446,49 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       l.worker.post({ type: 'tool-result', id: msg.id, callId: msg.callId, status, payload }, [payload.buffer as ArrayBuffer]);
       observeToolCall?.(call);
     }
+  }
+
+  /**
+   * Sends a long list in parts (about 1 MiB each after a small first one) so that encoding and
+   * decoding overlap: the host encodes part k+1 while Python decodes part k (the worker copies
+   * each part out and frees the region at once). Stops if the worker has moved on to another call
+   * (an interrupt). Never throws.
+   */
+  async function answerInParts(l: Live, msg: { name: string; callId: number; argBytes?: number }, list: unknown[], t0: number): Promise<void> {
+    const bridge = l.bridge!;
+    let start = 0;
+    let count = PARTS.firstItems;
+    let bytes = 0;
+    let ok = true;
+    try {
+      while (!l.dead) {
+        const end = Math.min(list.length, start + count);
+        let more = end < list.length;
+        let status: number = TOOL_STATUS.ok;
+        let payload: Uint8Array;
+        try {
+          payload = toAnswer(status, list.slice(start, end), bridge.host.answerTarget(), more);
+        } catch (e) {
+          status = TOOL_STATUS.bridgeError;
+          more = false;
+          ok = false;
+          payload = toAnswer(status, { code: 'UNSENDABLE_RESULT', message: `${msg.name} returned a value Python cannot receive: ${(e as Error).message} (in items ${start}..${end - 1})` });
+        }
+        bytes += payload.byteLength;
+        if (!more) bridge.poller.watch();
+        await bridge.host.respond(msg.callId, payload, more ? status | MORE_PARTS : status);
+        if (!more) break;
+        // Encode the next part once this one is copied out, while Python decodes it.
+        await bridge.host.whenTaken();
+        if (!bridge.host.clientWaitsFor(msg.callId)) return;
+        count = Math.max(100, Math.round(PARTS.bytes / (payload.byteLength / (end - start))));
+        start = end;
+      }
+    } catch {
+      // The worker stopped taking parts (it was interrupted, or died): nothing more to send.
+      return;
+    }
+    observeToolCall?.({ name: msg.name, argBytes: msg.argBytes ?? 0, resultBytes: bytes, durationMs: now() - t0, ok });
   }
 
   /** Records output of request `id` and emits it as `python:stdout` / `python:stderr`. */

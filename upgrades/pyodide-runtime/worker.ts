@@ -17,7 +17,7 @@ import {
   type Transport,
   type WorkerMessage,
 } from './protocol.ts';
-import { BRIDGE_MODULE, RUNNER_MODULE, TOOL_STATUS } from './python-prelude.ts';
+import { BRIDGE_MODULE, MORE_PARTS, RUNNER_MODULE, TOOL_STATUS } from './python-prelude.ts';
 import { toAnswer } from '../../src/bridge/marshal.ts';
 import { OUTPUT_KIND, OutputRingWriter } from '../../src/bridge/output-ring.ts';
 import { SyncChannelAbort, SyncChannelClient } from '../../src/bridge/sync-channel.ts';
@@ -294,6 +294,7 @@ async function init(req: InitRequest): Promise<void> {
   py.registerJsModule('_armature_js', {
     transport,
     call_sync: callSync,
+    next_part: nextPart,
     call_async: callAsync,
     flush_output: () => {
       stdout.flush();
@@ -341,10 +342,41 @@ function callSync(name: string, argsJson: string, instance?: string | null): Uin
     const outcome = channel.offer(callId, toolRequestText({ id, callId, name, instance }, argsJson));
     if (outcome === 'notify') port.post({ type: 'tool-call-ready', id, callId });
     else if (outcome === 'too-large') port.post(toolCall(callId, name, argsJson, instance));
-    return channel.waitFor(callId, { interrupt, view: true }).payload;
+    lastCallId = callId;
+    return receive(callId);
   } catch (e) {
-    if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return toAnswer(TOOL_STATUS.interrupted, null);
-    return toAnswer(TOOL_STATUS.bridgeError, { code: 'BRIDGE_FAILED', message: String((e as Error).message) });
+    return failedAnswer(e);
+  }
+}
+
+/** The call whose answer parts `next_part` receives. */
+let lastCallId = 0;
+/** Where a part is copied so the shared region is freed at once (reused: no fresh pages per part). */
+let partCopy = new Uint8Array(0);
+
+/** The next answer to `callId`: a view of the shared region, or for a part with more to come a copy. */
+function receive(callId: number): Uint8Array {
+  const { status, payload } = channel!.waitFor(callId, { interrupt, view: true });
+  if (!(status & MORE_PARTS)) return payload;
+  if (partCopy.length < payload.length) partCopy = new Uint8Array(Math.max(payload.length, 2 * partCopy.length));
+  partCopy.set(payload);
+  // Free the region now: the host places the next part while Python decodes this one.
+  channel!.release();
+  return partCopy.subarray(0, payload.length);
+}
+
+function failedAnswer(e: unknown): Uint8Array {
+  if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return toAnswer(TOOL_STATUS.interrupted, null);
+  return toAnswer(TOOL_STATUS.bridgeError, { code: 'BRIDGE_FAILED', message: String((e as Error).message) });
+}
+
+/** `_armature_js.next_part`: the next part of the answer to the last `call_sync`. */
+function nextPart(): Uint8Array {
+  if (!channel) return toAnswer(TOOL_STATUS.bridgeError, { code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' });
+  try {
+    return receive(lastCallId);
+  } catch (e) {
+    return failedAnswer(e);
   }
 }
 

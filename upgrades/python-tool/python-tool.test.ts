@@ -20,7 +20,7 @@ const decl = (name: string, module: string, properties: Record<string, unknown> 
   ...extra,
 });
 
-const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['echo', 'fail', 'big_text', 'big_rows', 'slow', 'query', 'nested_run', 'nested_install', 'nested_list', 'later_run', 'execute_python', 'install_python_package', 'list_python_packages', 'list_skills', 'read_skill'], skills: [] };
+const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['echo', 'fail', 'big_text', 'big_rows', 'bad_rows', 'slow', 'query', 'nested_run', 'nested_install', 'nested_list', 'later_run', 'execute_python', 'install_python_package', 'list_python_packages', 'list_skills', 'read_skill'], skills: [] };
 
 describe('PythonTool with the shared-memory bridge', () => {
   const bus = createEventBus({ historySize: 5000 });
@@ -42,6 +42,7 @@ describe('PythonTool with the shared-memory bridge', () => {
         decl('fail', 'TestKit'),
         decl('big_text', 'TestKit', { mb: { type: 'number' } }),
         decl('big_rows', 'TestKit', { n: { type: 'integer' } }),
+        decl('bad_rows', 'TestKit'),
         decl('slow', 'TestKit'),
         decl('secret', 'TestKit'),
         decl('nested_run', 'TestKit'),
@@ -77,6 +78,9 @@ describe('PythonTool with the shared-memory bridge', () => {
             return 'x'.repeat(Math.round((args.mb as number) * 1024 * 1024));
           case 'big_rows':
             return Array.from({ length: args.n as number }, (_, i) => ({ id: i, name: `row ${i}`, score: i / 2, ok: i % 2 === 0 }));
+          case 'bad_rows':
+            // Long enough to go in parts; a value Python cannot receive sits in a later part.
+            return Array.from({ length: 20000 }, (_, i) => (i === 15000 ? { id: i, oops: () => 1 } : { id: i }));
           case 'slow':
             await new Promise((r) => setTimeout(r, 250));
             return 'done';
@@ -215,6 +219,29 @@ rows = call_tool("big_rows", {"n": 100000})
     assert.deepEqual(v, [10 * 1024 * 1024, 'xxx', 100000, { id: 99999, name: 'row 99999', score: 49999.5, ok: false }]);
   });
 
+  test('a long list arrives in parts, in order; an unsendable item in a later part raises ToolError, and the bridge goes on', async () => {
+    const v = await run(`
+rows = call_tool("big_rows", {"n": 30000})
+try:
+    call_tool("bad_rows")
+    err = None
+except ToolError as e:
+    err = (e.code, e.message)
+(rows == [{"id": i, "name": f"row {i}", "score": i / 2, "ok": i % 2 == 0} for i in range(30000)], err, call_tool("echo", {"value": [1, 2]}))`);
+    const [same, err, echo] = v as [boolean, [string, string], number[]];
+    assert.equal(same, true);
+    assert.equal(err[0], 'UNSENDABLE_RESULT');
+    assert.match(err[1], /cannot send a function to Python \(at \$\[\d+\]\.oops\) \(in items \d+\.\.\d+\)/);
+    assert.deepEqual(echo, [1, 2]);
+  });
+
+  test('a run interrupted while a long answer arrives leaves the bridge usable', async () => {
+    const r = await python.executePython({ code: 'while True:\n    rows = call_tool("big_rows", {"n": 200000})', timeout_ms: 1500 });
+    assert.equal(!r.ok && r.error.type, 'TimeoutError');
+    assert.deepEqual(await run('call_tool("echo", {"value": "after"})'), 'after');
+    assert.equal(await run('len(call_tool("big_rows", {"n": 50000}))'), 50000);
+  });
+
   test('every call emits tool-bridge:called; slow calls also a warning event and a log line', async () => {
     const seen: EventRecord[] = [];
     const sub = bus.onAny((r) => r.type.startsWith('tool-bridge:') && seen.push(r));
@@ -269,7 +296,7 @@ out`);
     assert.throws(() => python.readSkill('nope'), /no skill "nope"; skills: python, test_kit/);
     const prompt = python.getSystemPrompt();
     assert.match(prompt, /You are Test persona/);
-    assert.match(prompt, /from tools\.test_kit import big_rows, big_text, echo, fail, later_run, nested_install, nested_list, nested_run, slow/);
+    assert.match(prompt, /from tools\.test_kit import bad_rows, big_rows, big_text, echo, fail, later_run, nested_install, nested_list, nested_run, slow/);
     assert.doesNotMatch(prompt, /secret/);
     const stats = python.getPromptStats();
     assert.ok(stats.promptChars > 0 && stats.schemaChars > 0);

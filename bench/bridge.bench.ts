@@ -69,9 +69,12 @@ export async function run(): Promise<BenchRow[]> {
   target('Chromium shared-memory: tiny round trip p50', '<= 80 µs', (v) => v <= 80);
   target('Node shared-memory: 10 MB as one text value', '>= 300 MB/s', (v) => v >= 300);
   target('Node shared-memory: 10 MB as rows (marshal)', '>= 100 MB/s', (v) => v >= 100);
-  const sm = find(rows, 'Chromium shared-memory: 10 MB as one text value').value;
-  const jspi = find(rows, 'Chromium jspi: 10 MB as one text value').value;
-  rows.push({ suite: 'call_tool', name: 'Chromium 10 MB text: shared memory vs JSPI (speed-up)', value: sm / jspi, unit: 'x', target: '>= 5x', pass: sm / jspi >= 5 });
+  // The issue says "10 MB" without saying of what: both kinds are compared.
+  for (const [kind, label] of [['one text value', 'text'], ['rows (marshal)', 'rows']] as const) {
+    const sm = find(rows, `Chromium shared-memory: 10 MB as ${kind}`).value;
+    const jspi = find(rows, `Chromium jspi: 10 MB as ${kind}`).value;
+    rows.push({ suite: 'call_tool', name: `Chromium 10 MB ${label}: shared memory vs JSPI (speed-up)`, value: sm / jspi, unit: 'x', target: '>= 5x', pass: sm / jspi >= 5 });
+  }
   return rows;
 }
 

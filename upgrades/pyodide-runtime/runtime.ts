@@ -488,7 +488,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       // The worker stopped taking parts (it was interrupted, or died): nothing more to send.
       return;
     }
-    observeToolCall?.({ name: msg.name, argBytes: msg.argBytes ?? 0, resultBytes: bytes, durationMs: now() - t0, ok });
+    if (!l.dead) observeToolCall?.({ name: msg.name, argBytes: msg.argBytes ?? 0, resultBytes: bytes, durationMs: now() - t0, ok });
   }
 
   /** Records output of request `id` and emits it as `python:stdout` / `python:stderr`. */

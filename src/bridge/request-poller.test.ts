@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startNodeWorker } from '../platform/node-worker.ts';
 import { RequestPoller } from './request-poller.ts';
-import { createSyncChannelBuffers, SyncChannelHost, type SlotRequest } from './sync-channel.ts';
+import { createSyncChannelBuffers, SyncChannelClient, SyncChannelHost, type SlotRequest } from './sync-channel.ts';
 
 type Reply = { type: string; id: number; outcomes?: string[]; echoes?: string[] };
 
@@ -66,4 +66,18 @@ test('the poller stops by itself when no call comes within its window', async ()
   assert.equal(new Int32Array(buffers.control)[9], 1, 'polling is announced to the worker');
   await new Promise((r) => setTimeout(r, 40));
   assert.equal(new Int32Array(buffers.control)[9], 0, 'and withdrawn after the window');
+});
+
+test('dispose stops polling for good and hands over a request that arrived meanwhile', () => {
+  const buffers = createSyncChannelBuffers({ dataBytes: 64 });
+  const host = new SyncChannelHost(buffers);
+  const client = new SyncChannelClient(buffers);
+  const got: string[] = [];
+  const poller = new RequestPoller(host, (r) => got.push(r.text), { windowMs: 60_000 });
+  poller.watch();
+  assert.equal(client.offer(1, 'late'), 'polled');
+  poller.dispose();
+  assert.deepEqual(got, ['late']);
+  poller.watch();
+  assert.equal(client.offer(2, 'after'), 'notify', 'a disposed poller does not watch again');
 });

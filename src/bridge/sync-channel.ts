@@ -186,13 +186,13 @@ export class SyncChannelHost {
    * is written at once, before this returns.
    */
   respond(callId: number, payload: Uint8Array, status = 0, timeoutMs = 30_000): Promise<void> {
-    const inPlace = payload.buffer === this.region;
+    // Encoded in place (answerTarget): the region from offset 0.
+    const inPlace = payload.buffer === this.region && payload.byteOffset === 0;
     const free = !this.queue && !busy(Atomics.load(this.control, STATE));
     if (free && (inPlace || this.grow(payload.byteLength))) {
       // The common case, kept free of promise hops: the client is waiting and spinning, so every
       // microsecond here is on its clock. Nothing waits for the client to take it; the next
       // answer does (and resets the channel if the client is gone).
-      if (inPlace && payload.byteOffset !== 0) this.data.copyWithin(0, payload.byteOffset, payload.byteOffset + payload.byteLength);
       this.publish(callId, inPlace ? undefined : payload, payload.byteLength, 0, payload.byteLength, status);
       return Promise.resolve();
     }

@@ -392,6 +392,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   }
 
   async function answerToolCall(l: Live, msg: { id: string; callId: number; name: string; args: unknown; instance?: string; argBytes?: number }, t: Transport) {
+    if (l.dead) return;
     const t0 = now();
     let status: number = TOOL_STATUS.ok;
     let payload: Uint8Array;
@@ -423,7 +424,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
           payload = toAnswer(status, r.value, t === 'shared-memory' && !l.dead ? l.bridge?.host.answerTarget() : undefined);
         } catch (e) {
           status = TOOL_STATUS.bridgeError;
-          payload = toAnswer(status, { code: 'UNSENDABLE_RESULT', message: `${msg.name} returned a value Python cannot receive: ${(e as Error).message}` });
+          payload = unsendable(msg.name, e);
         }
       } else {
         status = TOOL_STATUS.toolError;
@@ -472,7 +473,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
           status = TOOL_STATUS.bridgeError;
           more = false;
           ok = false;
-          payload = toAnswer(status, { code: 'UNSENDABLE_RESULT', message: `${msg.name} returned a value Python cannot receive: ${(e as Error).message} (in items ${start}..${end - 1})` });
+          payload = unsendable(msg.name, e, ` (in items ${start}..${end - 1})`);
         }
         bytes += payload.byteLength;
         if (!more) bridge.poller.watch();
@@ -489,6 +490,24 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       return;
     }
     if (!l.dead) observeToolCall?.({ name: msg.name, argBytes: msg.argBytes ?? 0, resultBytes: bytes, durationMs: now() - t0, ok });
+  }
+
+  /**
+   * Marks a worker as gone: its pending requests end with `error` (if given), its bridge stops polling and
+   * its output timer stops. Terminating the worker is the caller's.
+   */
+  function retire(l: Live, error?: PythonErrorInfo, fatal = false): void {
+    l.dead = true;
+    l.bridge?.poller.dispose();
+    clearTimeout(l.output?.timer);
+    if (!error) return;
+    for (const [id, p] of l.pending) p.resolve(fatal ? { type: 'response', id, ok: false, error, fatal } : { type: 'response', id, ok: false, error });
+    l.pending.clear();
+  }
+
+  /** `UNSENDABLE_RESULT` for a tool value marshal refused (`where`: which items, for a list in parts). */
+  function unsendable(name: string, e: unknown, where = ''): Uint8Array {
+    return toAnswer(TOOL_STATUS.bridgeError, { code: 'UNSENDABLE_RESULT', message: `${name} returned a value Python cannot receive: ${(e as Error).message}${where}` });
   }
 
   /** Records output of request `id` and emits it as `python:stdout` / `python:stderr`. */
@@ -600,9 +619,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       if (l.dead) return;
       // What the worker printed before it died is still in the ring: show it.
       drainOutput(l, true);
-      l.dead = true;
-      for (const [id, p] of l.pending) p.resolve({ type: 'response', id, ok: false, error: { type: 'WorkerCrashed', message: why, traceback: '' }, fatal: true });
-      l.pending.clear();
+      retire(l, { type: 'WorkerCrashed', message: why, traceback: '' }, true);
       // A browser worker keeps running after an uncaught error, in an unknown state: stop it
       // (in Node the thread has already ended; terminating again is harmless).
       void worker.terminate().catch(() => undefined);
@@ -703,7 +720,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   /** Stops a worker that was started but not adopted. */
   function discard(prepared: Promise<Live> | undefined): void {
     void prepared?.then((l) => {
-      l.dead = true;
+      retire(l);
       return l.worker.terminate();
     }).catch(() => undefined);
   }
@@ -729,7 +746,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       const started = await (prepared ?? start());
       if (disposed) {
         // dispose() ran while the worker was being created: do not leave it running.
-        started.dead = true;
+        retire(started);
         await started.worker.terminate().catch(() => undefined);
         throw Object.assign(new Error('the runtime is disposed'), { info: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' } });
       }
@@ -769,9 +786,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
     restartPending = true;
     live = undefined;
     if (old) {
-      old.dead = true;
-      for (const [id, p] of old.pending) p.resolve({ type: 'response', id, ok: false, error: { type: 'WorkerRestarted', message: 'the worker was restarted', traceback: '' }, fatal: true });
-      old.pending.clear();
+      retire(old, { type: 'WorkerRestarted', message: 'the worker was restarted', traceback: '' }, true);
       await old.worker.terminate().catch(() => undefined);
     }
     await ensureLive(prepared);
@@ -1041,8 +1056,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
       const l = live;
       live = undefined;
       if (l) {
-        l.dead = true;
-        for (const [id, p] of l.pending) p.resolve({ type: 'response', id, ok: false, error: { type: 'RuntimeNotReady', message: 'the runtime was disposed', traceback: '' } });
+        retire(l, { type: 'RuntimeNotReady', message: 'the runtime was disposed', traceback: '' });
         await l.worker.terminate().catch(() => undefined);
       }
       setStatus('idle');

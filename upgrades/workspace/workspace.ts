@@ -2,7 +2,8 @@ import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import { fromBase64, toBase64, tryDecodeUtf8 } from './encoding.ts';
-import { normalizePath } from './paths.ts';
+import { InvalidPathError, normalizePath } from './paths.ts';
+import { createSystemArea, isSystemPath, SYSTEM_FOLDER, type SystemArea } from './system-area.ts';
 
 /** Metadata of one workspace file. */
 export interface FileInfo {
@@ -26,8 +27,14 @@ export interface WorkspaceApi {
   write(path: string, data: Uint8Array | string): Promise<FileInfo & { created: boolean }>;
   /** Deletes `path`; resolves to whether it existed, once durable. */
   delete(path: string): Promise<boolean>;
-  /** Total bytes stored. */
+  /** Total bytes stored (the hidden system folder included). */
   totalBytes(): number;
+  /**
+   * The hidden system area `name` (kebab-case), for the system's own records: agent transcripts,
+   * change records, versions. Its files live in the same durable store but are never listed, read
+   * or written through the methods above, the file tools or Python's workspace sync.
+   */
+  area(name: string): SystemArea;
 }
 
 /** Options of {@link createWorkspace}. */
@@ -69,7 +76,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     return next;
   };
   const get = (path: string): Entry => {
-    const p = normalizePath(path);
+    const p = userPath(path);
     const e = files.get(p);
     if (!e) {
       throw new ArmatureError('FILE_NOT_FOUND', `[workspace] no file ${JSON.stringify(p)}`, {
@@ -81,16 +88,89 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   };
   const info = (path: string, e: Entry): FileInfo => ({ path, size: e.data.byteLength, mtime: e.mtime });
 
+  /** A path of the ordinary API: normalized, and never inside the hidden system folder. */
+  const userPath = (path: unknown): string => {
+    const p = normalizePath(path);
+    if (isSystemPath(p)) throw new InvalidPathError(path, `"${SYSTEM_FOLDER}/" is reserved for the system's own records`);
+    return p;
+  };
+
+  /** Creates or replaces the normalized path `p`; `announce` emits `workspace:written`. */
+  const put = (p: string, bytes: Uint8Array, announce: boolean): Promise<FileInfo & { created: boolean }> => {
+    if (bytes.byteLength > maxFile) {
+      return Promise.reject(
+        new ArmatureError('FILE_TOO_LARGE', `[workspace] ${JSON.stringify(p)} is ${bytes.byteLength} bytes; the limit is ${maxFile}`, {
+          hint: 'Split the data into several files.',
+        }),
+      );
+    }
+    const prior = files.get(p);
+    const newTotal = total - (prior?.data.byteLength ?? 0) + bytes.byteLength;
+    if (newTotal > maxTotal) {
+      return Promise.reject(
+        new ArmatureError('WORKSPACE_FULL', `[workspace] writing ${JSON.stringify(p)} would make the workspace ${newTotal} bytes; the limit is ${maxTotal}`, {
+          hint: 'Delete files you no longer need.',
+        }),
+      );
+    }
+    // Strictly increasing mtimes per file make "changed since" checks reliable even within one ms.
+    const mtime = Math.max(Date.now(), (prior?.mtime ?? 0) + 1);
+    const entry = { data: bytes, mtime };
+    files.set(p, entry);
+    total = newTotal;
+    return serial(async () => {
+      try {
+        await store.put({ path: p, data: bytes, mtime });
+      } catch (e) {
+        if (files.get(p) === entry) {
+          if (prior) files.set(p, prior);
+          else files.delete(p);
+          total += (prior?.data.byteLength ?? 0) - bytes.byteLength;
+        }
+        throw new ArmatureError('PERSIST_FAILED', `[workspace] could not persist ${JSON.stringify(p)}: ${(e as Error).message}`, { cause: e });
+      }
+      if (announce) bus.emit('workspace:written', { path: p, size: bytes.byteLength, mtime });
+      return { path: p, size: bytes.byteLength, mtime, created: !prior };
+    });
+  };
+
+  /** Deletes the normalized path `p`; `announce` emits `workspace:deleted`. */
+  const remove = (p: string, announce: boolean): Promise<boolean> => {
+    const prior = files.get(p);
+    if (!prior) return Promise.resolve(false);
+    files.delete(p);
+    total -= prior.data.byteLength;
+    return serial(async () => {
+      try {
+        await store.delete(p);
+      } catch (e) {
+        if (!files.has(p)) {
+          files.set(p, prior);
+          total += prior.data.byteLength;
+        }
+        throw new ArmatureError('PERSIST_FAILED', `[workspace] could not delete ${JSON.stringify(p)}: ${(e as Error).message}`, { cause: e });
+      }
+      if (announce) bus.emit('workspace:deleted', { path: p });
+      return true;
+    });
+  };
+
+  /** Files under the folder `p` (every file when empty), sorted by path. */
+  const under = (p: string): FileInfo[] =>
+    [...files.entries()]
+      .filter(([path]) => !p || path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`))
+      .map(([path, e]) => info(path, e))
+      .sort((a, b) => (a.path < b.path ? -1 : 1));
+
+  const areas = new Map<string, SystemArea>();
+
   return {
     list(prefix) {
-      const p = prefix ? normalizePath(prefix) : '';
-      return [...files.entries()]
-        .filter(([path]) => !p || path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`))
-        .map(([path, e]) => info(path, e))
-        .sort((a, b) => (a.path < b.path ? -1 : 1));
+      const all = under(prefix ? userPath(prefix) : '');
+      return prefix ? all : all.filter((f) => !isSystemPath(f.path));
     },
     stat(path) {
-      const p = normalizePath(path);
+      const p = userPath(path);
       const e = files.get(p);
       return e ? info(p, e) : undefined;
     },
@@ -105,63 +185,38 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       return text;
     },
     write(path, data) {
-      const p = normalizePath(path);
-      const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
-      if (bytes.byteLength > maxFile) {
-        return Promise.reject(
-          new ArmatureError('FILE_TOO_LARGE', `[workspace] ${JSON.stringify(p)} is ${bytes.byteLength} bytes; the limit is ${maxFile}`, {
-            hint: 'Split the data into several files.',
-          }),
-        );
+      let p: string;
+      try {
+        p = userPath(path);
+      } catch (e) {
+        return Promise.reject(e);
       }
-      const prior = files.get(p);
-      const newTotal = total - (prior?.data.byteLength ?? 0) + bytes.byteLength;
-      if (newTotal > maxTotal) {
-        return Promise.reject(
-          new ArmatureError('WORKSPACE_FULL', `[workspace] writing ${JSON.stringify(p)} would make the workspace ${newTotal} bytes; the limit is ${maxTotal}`, {
-            hint: 'Delete files you no longer need.',
-          }),
-        );
-      }
-      // Strictly increasing mtimes per file make "changed since" checks reliable even within one ms.
-      const mtime = Math.max(Date.now(), (prior?.mtime ?? 0) + 1);
-      const entry = { data: bytes, mtime };
-      files.set(p, entry);
-      total = newTotal;
-      return serial(async () => {
-        try {
-          await store.put({ path: p, data: bytes, mtime });
-        } catch (e) {
-          if (files.get(p) === entry) {
-            if (prior) files.set(p, prior);
-            else files.delete(p);
-            total += (prior?.data.byteLength ?? 0) - bytes.byteLength;
-          }
-          throw new ArmatureError('PERSIST_FAILED', `[workspace] could not persist ${JSON.stringify(p)}: ${(e as Error).message}`, { cause: e });
-        }
-        bus.emit('workspace:written', { path: p, size: bytes.byteLength, mtime });
-        return { path: p, size: bytes.byteLength, mtime, created: !prior };
-      });
+      return put(p, typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data), true);
     },
     delete(path) {
-      const p = normalizePath(path);
-      const prior = files.get(p);
-      if (!prior) return Promise.resolve(false);
-      files.delete(p);
-      total -= prior.data.byteLength;
-      return serial(async () => {
-        try {
-          await store.delete(p);
-        } catch (e) {
-          if (!files.has(p)) {
-            files.set(p, prior);
-            total += prior.data.byteLength;
-          }
-          throw new ArmatureError('PERSIST_FAILED', `[workspace] could not delete ${JSON.stringify(p)}: ${(e as Error).message}`, { cause: e });
-        }
-        bus.emit('workspace:deleted', { path: p });
-        return true;
-      });
+      let p: string;
+      try {
+        p = userPath(path);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      return remove(p, true);
+    },
+    area(name) {
+      let a = areas.get(name);
+      if (!a) {
+        a = createSystemArea(name, {
+          list: (prefix) => under(prefix),
+          read: (p) => files.get(p)?.data,
+          write: async (p, data) => {
+            const { created: _created, ...written } = await put(p, data, false);
+            return written;
+          },
+          delete: (p) => remove(p, false),
+        });
+        areas.set(name, a);
+      }
+      return a;
     },
     totalBytes: () => total,
   };

@@ -1,0 +1,118 @@
+/**
+ * The options of {@link createPyodideRuntime}, documented with their defaults, and the one place
+ * that fills in those defaults.
+ */
+import { DEFAULT_PACKAGE_INDEX, type Transport } from './protocol.ts';
+import type { ToolCallHandler } from './runtime-types.ts';
+import { inNode } from './worker-handle.ts';
+
+/** Options of {@link createPyodideRuntime}. */
+export interface PyodideRuntimeOptions {
+  /** Worker script URL. Default: `./worker.ts` beside this file (bundles pass their own). */
+  workerUrl?: string | URL;
+  /**
+   * Where Pyodide's own files are (`pyodide.asm.wasm`, `python_stdlib.zip`, `pyodide-lock.json`),
+   * with a trailing slash. Default: in Node the folder of the installed `pyodide` package; in a
+   * browser `/node_modules/pyodide/` on the page's origin.
+   */
+  indexURL?: string;
+  /** Base URL holding the pinned version's `pyodide-lock.json` and wheels. Default: {@link DEFAULT_PACKAGE_INDEX}. */
+  packageIndexURL?: string;
+  /** Timeout of a run in ms when the call sets none. Default: 30000. */
+  defaultTimeoutMs?: number;
+  /**
+   * How long Python gets to stop after the first interrupt before the worker is replaced, in ms.
+   * Pure-Python code stops within milliseconds (p99 ~7 ms measured), so this only delays recovery
+   * from loops inside C and long sleeps; recovery takes this plus one start-up (~2.5 s). Default: 1000.
+   */
+  interruptGraceMs?: number;
+  /** Interval between repeated interrupt signals, in ms. Default: 100. */
+  resignalMs?: number;
+  /** Most bytes one `syncWorkspace` moves in either direction. Default: 50 MiB. */
+  maxSyncBytes?: number;
+  /** How often the worker flushes stdout/stderr while a run prints, in ms. Default: 16. */
+  stdoutFlushMs?: number;
+  /** Most characters of stdout and of stderr kept in a result (the stream events carry everything). Default: 1 MiB. */
+  maxResultOutputChars?: number;
+  /** How `call_tool` reaches the host. Default: `auto` (shared memory, else JSPI, else async only). */
+  transport?: Transport | 'auto';
+  /** Runs tools for `call_tool`. Default: none (calls fail with NO_TOOLS). */
+  onToolCall?: ToolCallHandler;
+  /** Python modules to install before user code (generated tool modules). Default: none. */
+  modules?: () => { path: string; source: string }[];
+  /**
+   * Start workers from a memory snapshot of a freshly started interpreter: the first worker in the
+   * process (or page) takes one (20 MB, kept in memory), and every later start or restart restores
+   * it in ~0.2 s instead of starting Python in ~2.5 s. Python state after a restart is the same
+   * either way. Uses Pyodide's private snapshot API of the pinned version; if a snapshot fails to
+   * restore, workers start normally. Default: true.
+   */
+  memorySnapshot?: boolean;
+  /** Most time `init()` may take, in ms. Default: 120000. */
+  initTimeoutMs?: number;
+  /**
+   * Start a replacement worker as soon as a run times out, so that if Python ignores the interrupt
+   * the restart is already under way when the grace period ends (it is discarded otherwise).
+   * It pays off with spare cores; on two cores the stuck worker and the new one compete, and
+   * `npm run bench` measured no gain, so it is off by default. Default: false.
+   */
+  prestartOnTimeout?: boolean;
+  /**
+   * How long the host keeps looking at the shared request slot after answering a `call_tool`,
+   * in ms (shared-memory transport). Calls in a loop then reach the host without waking its
+   * thread, several times faster on virtual machines; the price is a busy event loop for at most
+   * this long after each call. 0 turns it off. Default: 2.
+   */
+  bridgePollMs?: number;
+}
+
+/** The options with every default filled in. */
+export interface ResolvedOptions {
+  defaultTimeoutMs: number;
+  interruptGraceMs: number;
+  resignalMs: number;
+  maxSyncBytes: number;
+  stdoutFlushMs: number;
+  maxChars: number;
+  packageIndexURL: string;
+  initTimeoutMs: number;
+  prestart: boolean;
+  bridgePollMs: number;
+  memorySnapshot: boolean;
+  transport: Transport | 'auto';
+  workerUrl?: string | URL;
+  indexURL?: string;
+}
+
+/** Fills in the defaults documented on {@link PyodideRuntimeOptions}. */
+export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions {
+  return {
+    defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
+    interruptGraceMs: options.interruptGraceMs ?? 1000,
+    resignalMs: options.resignalMs ?? 100,
+    maxSyncBytes: options.maxSyncBytes ?? 50 * 1024 * 1024,
+    stdoutFlushMs: options.stdoutFlushMs ?? 16,
+    maxChars: options.maxResultOutputChars ?? 1024 * 1024,
+    packageIndexURL: options.packageIndexURL ?? DEFAULT_PACKAGE_INDEX,
+    initTimeoutMs: options.initTimeoutMs ?? 120_000,
+    prestart: options.prestartOnTimeout ?? false,
+    bridgePollMs: options.bridgePollMs ?? 2,
+    memorySnapshot: options.memorySnapshot ?? true,
+    transport: options.transport ?? 'auto',
+    workerUrl: options.workerUrl,
+    indexURL: options.indexURL,
+  };
+}
+
+/** Whether shared memory can cross to the worker here (always in Node; in a page only when cross-origin isolated). */
+export function canShareMemory(): boolean {
+  return typeof SharedArrayBuffer === 'function' && (inNode() || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true);
+}
+
+/** The transport for `requested`: `auto` picks shared memory, else JSPI, else async only. */
+export function chooseTransport(requested: Transport | 'auto'): Transport {
+  if (requested !== 'auto') return requested;
+  if (canShareMemory()) return 'shared-memory';
+  if (typeof (WebAssembly as unknown as { Suspending?: unknown }).Suspending === 'function') return 'jspi';
+  return 'async';
+}

@@ -1,0 +1,100 @@
+/**
+ * The PyodideRuntime contract: its API, what it reports, and what it needs from its host.
+ * Options live in `runtime-options.ts`; both are re-exported by `runtime.ts`.
+ */
+import type { ArmatureEvents, PythonStatus } from '../../src/kernel/events.ts';
+import type { PackageInfo, PythonErrorInfo, Transport } from './protocol.ts';
+
+/** The subset of the Workspace API the runtime needs for `syncWorkspace`. */
+export interface WorkspaceLike {
+  list(): { path: string; size: number; mtime: number }[];
+  read(path: string): Uint8Array;
+  write(path: string, data: Uint8Array): Promise<unknown>;
+}
+
+/** What the runtime reports to and needs from its host (the upgrade wires it to the bus). */
+export interface RuntimeHost {
+  emit<K extends keyof ArmatureEvents>(type: K, payload: ArmatureEvents[K]): void;
+  workspace?: WorkspaceLike;
+}
+
+/** A tool call made by Python through `call_tool`, as the runtime hands it to the host. */
+export type ToolCallHandler = (
+  name: string,
+  args: unknown,
+  instance?: string,
+) => Promise<{ ok: true; value: unknown } | { ok: false; error: { code: string; message: string }; hint?: string }>;
+
+/** One answered `call_tool`, as the bridge saw it. */
+export interface BridgeCall {
+  name: string;
+  /** Bytes of the arguments' JSON as Python sent it. */
+  argBytes: number;
+  /** Bytes of the answer as it crossed to Python (its marshal document). */
+  resultBytes: number;
+  /** From the request reaching the host to the answer being encoded, in ms. */
+  durationMs: number;
+  ok: boolean;
+}
+
+/** Options of one run. */
+export interface ExecuteOptions {
+  /** Default: the runtime's `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  /** Id that tags this run's output events. Default: generated. */
+  runId?: string;
+}
+
+/** Outcome of a run: never thrown. */
+export type ExecuteResult =
+  | { ok: true; value: unknown; stdout: string; stderr: string; executionTime: number; runId: string }
+  | { ok: false; error: PythonErrorInfo; hint?: string; stdout: string; stderr: string; executionTime: number; runId: string };
+
+/** Snapshot of the runtime for widgets and tools. */
+export interface RuntimeState {
+  status: PythonStatus;
+  pythonVersion?: string;
+  pyodideVersion?: string;
+  transport?: Transport;
+  packages: PackageInfo[];
+  executions: number;
+  /** Bytes of the WebAssembly heap, when measurable. */
+  memoryBytes?: number;
+  lastError?: PythonErrorInfo;
+  /** Times the worker was replaced (timeouts Python ignored, crashes, `restart()`). */
+  restarts: number;
+  /** Whether the current worker was restored from a memory snapshot (see `memorySnapshot`). */
+  fromSnapshot?: boolean;
+}
+
+/** Counts and bytes moved by {@link PyodideRuntimeApi.syncWorkspace}. */
+export interface SyncReport {
+  direction: 'in' | 'out' | 'both';
+  in?: { count: number; bytes: number; skipped: string[] };
+  out?: { count: number; bytes: number; deleted: string[]; skipped: string[] };
+}
+
+/** The PyodideRuntime API (the upgrade's contract). */
+export interface PyodideRuntimeApi {
+  init(): Promise<void>;
+  isReady(): boolean;
+  getState(): RuntimeState;
+  execute(code: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+  installPackage(spec: string | { fileName: string; bytes: Uint8Array }): Promise<{ ok: true; installed: string[] } | { ok: false; error: PythonErrorInfo; hint?: string }>;
+  listPackages(): Promise<PackageInfo[]>;
+  syncWorkspace(direction: 'in' | 'out' | 'both'): Promise<SyncReport>;
+  interrupt(): void;
+  restart(): Promise<void>;
+  reset(): Promise<void>;
+  dispose(): Promise<void>;
+  /**
+   * Sets who runs tools for `call_tool` (the PythonTool upgrade), and optionally who hears about
+   * each answered call (after the answer is on its way, so it costs the caller nothing).
+   */
+  setToolCallHandler(handler: ToolCallHandler | undefined, observe?: (call: BridgeCall) => void): void;
+  /**
+   * Installs Python source files under the module path (e.g. `tools/workspace.py`), now if the
+   * runtime is running and again after every restart.
+   */
+  setPythonModules(files: { path: string; source: string }[]): Promise<void>;
+}

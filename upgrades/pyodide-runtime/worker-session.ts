@@ -1,0 +1,213 @@
+/**
+ * One started worker, host side: spawns it, hands it its shared buffers, routes what it sends
+ * (progress, output, tool calls, responses), matches requests to responses, and notices when it
+ * dies. Replacing a worker is the supervisor's (`worker-supervisor.ts`); a session only ever ends.
+ */
+import type { RuntimeHost } from './runtime-types.ts';
+import { WorkerMessageSchema, parseMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol.ts';
+import { nextId } from './ids.ts';
+import { OutputDrain } from './output-drain.ts';
+import { canShareMemory, chooseTransport, type ResolvedOptions } from './runtime-options.ts';
+import type { AnswerTarget, ToolCallAnswerer } from './tool-calls.ts';
+import { defaultIndexURL, spawnWorker, type WorkerHandle } from './worker-handle.ts';
+import { createOutputRing } from '../../src/bridge/output-ring.ts';
+import { RequestPoller } from '../../src/bridge/request-poller.ts';
+import { createSyncChannelBuffers, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
+
+/** What a session reports to, and needs from, the runtime that started it. */
+export interface SessionHooks {
+  emit: RuntimeHost['emit'];
+  toolCalls: ToolCallAnswerer;
+  /** The worker died (crashed, exited, or reported an uncaught error); its requests have failed. */
+  onDeath(session: WorkerSession, why: string): void;
+  /** The worker sent a message that does not follow the protocol. */
+  onProtocolError(error: PythonErrorInfo): void;
+}
+
+/** A request as sent to the worker (the session fills in a missing `id`). */
+export type SessionRequest = { type: string; id?: string; [k: string]: unknown };
+
+/** A response, with `value` typed as the caller expects it. */
+export type SessionResponse<T> = ResponseMessage & { value?: T };
+
+/**
+ * Memory snapshots of a freshly started interpreter, by `indexURL`, shared by every runtime in
+ * this process or page: the first worker makes one, later starts and restarts restore it.
+ */
+const snapshots = new Map<string, Uint8Array | 'failed'>();
+
+/** One worker from spawn to death. */
+export class WorkerSession implements AnswerTarget {
+  /** Set once the worker is gone (or abandoned); requests then fail at once. */
+  dead = false;
+  /** Resolves when Python is up (the `init` response); rejects with `{ info }` when it cannot start. */
+  ready: Promise<InitResult> = Promise.resolve(undefined as never);
+  /** The interrupt buffer Python polls (shared memory only). */
+  readonly interrupt?: Int32Array;
+  /** The `call_tool` channel and the poller watching its request slot (shared-memory transport). */
+  readonly bridge?: { host: SyncChannelHost; poller: RequestPoller };
+  /** Output of runs in flight and the ring's drain. */
+  readonly output: OutputDrain;
+  private readonly pending = new Map<string, (msg: ResponseMessage) => void>();
+
+  private constructor(
+    readonly worker: WorkerHandle,
+    readonly transport: Transport,
+    private readonly buffers: { interrupt?: SharedArrayBuffer; ring?: SharedArrayBuffer; channel?: ReturnType<typeof createSyncChannelBuffers> },
+    private readonly o: ResolvedOptions,
+    private readonly hooks: SessionHooks,
+  ) {
+    if (buffers.interrupt) this.interrupt = new Int32Array(buffers.interrupt);
+    this.output = new OutputDrain({ emit: hooks.emit, maxChars: o.maxChars, flushMs: o.stdoutFlushMs, ring: buffers.ring, alive: () => !this.dead });
+    if (buffers.channel) {
+      const host = new SyncChannelHost(buffers.channel);
+      this.bridge = { host, poller: new RequestPoller(host, (r) => hooks.toolCalls.answerSlot(this, r), { windowMs: o.bridgePollMs }) };
+    }
+  }
+
+  /**
+   * Spawns a worker and starts Python in it with `modules` installed. Resolves once the worker
+   * exists; `ready` tells when (and whether) Python is up.
+   */
+  static async start(o: ResolvedOptions, hooks: SessionHooks, modules: { path: string; source: string }[]): Promise<WorkerSession> {
+    const transport = chooseTransport(o.transport);
+    const worker = await spawnWorker(o.workerUrl);
+    const share = canShareMemory();
+    const session = new WorkerSession(
+      worker,
+      transport,
+      {
+        interrupt: share ? new SharedArrayBuffer(4) : undefined,
+        ring: share ? createOutputRing() : undefined,
+        channel: transport === 'shared-memory' ? createSyncChannelBuffers() : undefined,
+      },
+      o,
+      hooks,
+    );
+    worker.onError((e) => session.die(`the Python worker failed: ${e.message}`));
+    worker.onExit((code) => session.die(`the Python worker exited (code ${code})`));
+    worker.onMessage((raw) => session.receive(raw));
+    session.ready = session.init(modules);
+    // Awaited by the supervisor; this keeps a worker that dies unobserved from raising unhandledRejection.
+    session.ready.catch(() => undefined);
+    return session;
+  }
+
+  /** Sends `msg` and resolves with its response; never rejects (a dead worker answers `RuntimeNotReady`). */
+  request<T = unknown>(msg: SessionRequest, transfer?: Transferable[]): Promise<SessionResponse<T>> {
+    const id = msg.id ?? nextId(msg.type);
+    return new Promise((resolve) => {
+      if (this.dead) return resolve({ type: 'response', id, ok: false, error: { type: 'RuntimeNotReady', message: 'the Python worker has stopped', traceback: '' } });
+      this.pending.set(id, resolve as (msg: ResponseMessage) => void);
+      this.worker.post({ ...msg, id }, transfer);
+    });
+  }
+
+  /**
+   * Marks the worker as gone: its pending requests end with `error` (if given), its bridge stops
+   * polling and its output timer stops. Terminating the worker is the caller's.
+   */
+  retire(error?: PythonErrorInfo, fatal = false): void {
+    this.dead = true;
+    this.bridge?.poller.dispose();
+    this.output.stop();
+    if (!error) return;
+    for (const [id, resolve] of this.pending) resolve(fatal ? { type: 'response', id, ok: false, error, fatal } : { type: 'response', id, ok: false, error });
+    this.pending.clear();
+  }
+
+  private die(why: string): void {
+    if (this.dead) return;
+    // What the worker printed before it died is still in the ring: show it.
+    this.output.drain(true);
+    this.retire({ type: 'WorkerCrashed', message: why, traceback: '' }, true);
+    // A browser worker keeps running after an uncaught error, in an unknown state: stop it
+    // (in Node the thread has already ended; terminating again is harmless).
+    void this.worker.terminate().catch(() => undefined);
+    this.hooks.onDeath(this, why);
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = parseMessage(WorkerMessageSchema, raw);
+    if (!parsed.ok) {
+      const error: PythonErrorInfo = { type: 'ProtocolError', message: parsed.error, traceback: '' };
+      this.hooks.onProtocolError(error);
+      // A malformed answer still ends the request it answers, instead of leaving it waiting.
+      const id = (raw as { type?: unknown; id?: unknown } | null)?.type === 'response' ? String((raw as { id: unknown }).id) : undefined;
+      const resolve = id === undefined ? undefined : this.pending.get(id);
+      if (resolve) {
+        this.pending.delete(id!);
+        resolve({ type: 'response', id: id!, ok: false, error });
+      }
+      return;
+    }
+    const msg = parsed.value;
+    switch (msg.type) {
+      case 'progress':
+        this.hooks.emit('python:progress', msg.message ? { stage: msg.stage, percent: msg.percent, message: msg.message } : { stage: msg.stage, percent: msg.percent });
+        return;
+      case 'stream':
+        this.output.deliver(msg.id, msg.runId, msg.stream, msg.chunk);
+        return;
+      case 'output-ready':
+        this.output.schedule(msg.full === true);
+        return;
+      case 'tool-call':
+        void this.hooks.toolCalls.answer(this, msg, this.transport);
+        return;
+      case 'tool-call-ready': {
+        // The poller may have taken it already; the slot hands each request out once.
+        const request = this.bridge?.host.takeRequest();
+        if (request) this.hooks.toolCalls.answerSlot(this, request);
+        return;
+      }
+      case 'response': {
+        // Everything the request printed was written before its answer: take it first.
+        this.output.drain(true);
+        const resolve = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        resolve?.(msg);
+        return;
+      }
+    }
+  }
+
+  private async init(modules: { path: string; source: string }[]): Promise<InitResult> {
+    const o = this.o;
+    const indexURL = o.indexURL ?? (await defaultIndexURL());
+    const timer = new Promise<ResponseMessage>((resolve) =>
+      setTimeout(
+        () => resolve({ type: 'response', id: 'init', ok: false, error: { type: 'TimeoutError', message: `Pyodide did not start within ${o.initTimeoutMs} ms`, traceback: '' } }),
+        o.initTimeoutMs,
+      ).unref?.(),
+    );
+    const cached = o.memorySnapshot ? snapshots.get(indexURL) : 'off';
+    const snapshot = cached instanceof Uint8Array ? cached.slice() : undefined;
+    const res = await Promise.race([
+      this.request<InitResult>(
+        {
+          type: 'init',
+          id: 'init',
+          indexURL,
+          packageIndexURL: o.packageIndexURL,
+          interrupt: this.buffers.interrupt,
+          bridge: this.buffers.channel,
+          transport: this.transport,
+          stdoutFlushMs: o.stdoutFlushMs,
+          output: this.buffers.ring,
+          modules,
+          snapshot,
+          makeSnapshot: cached === undefined,
+        },
+        snapshot ? [snapshot.buffer] : undefined,
+      ),
+      timer,
+    ]);
+    if (!res.ok) throw Object.assign(new Error(res.error.message), { info: res.error });
+    const { snapshot: made, ...result } = res.value as InitResult;
+    if (made) snapshots.set(indexURL, made);
+    // The snapshot did not restore: start normally from now on rather than fail again.
+    else if (snapshot && !result.fromSnapshot) snapshots.set(indexURL, 'failed');
+    return result;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The JavaScript half of `call_tool` inside the worker: the `_armature_js` module's `call_sync`
+ * (shared slot + blocking wait), `next_part` (the next part of a long answer) and `call_async`
+ * (a `tool-call` message answered by a `tool-result`).
+ */
+import { toAnswer } from '../../../src/bridge/marshal.ts';
+import { SyncChannelAbort, SyncChannelClient } from '../../../src/bridge/sync-channel.ts';
+import { parseToolJson, toolRequestText } from '../../../src/bridge/tool-request.ts';
+import type { WorkerMessage } from '../protocol.ts';
+import { MORE_PARTS, TOOL_STATUS } from '../python-prelude.ts';
+import type { WorkerOutput } from './output.ts';
+import type { Port } from './port.ts';
+
+/** `call_tool` from the worker's side, for one interpreter. */
+export class WorkerBridge {
+  private channel: SyncChannelClient | undefined;
+  private interrupt: Int32Array | undefined;
+  private callSeq = 0;
+  private readonly pendingAsync = new Map<number, (status: number, payload: Uint8Array) => void>();
+  /** The call whose answer parts `next_part` receives. */
+  private lastCallId = 0;
+  /** Where a part is copied so the shared region is freed at once (reused: no fresh pages per part). */
+  private partCopy = new Uint8Array(0);
+
+  constructor(
+    private readonly port: Port,
+    private readonly output: WorkerOutput,
+  ) {}
+
+  /** Uses the shared channel (shared-memory transport) and the interrupt buffer a blocked wait watches. */
+  connect(channel: { control: SharedArrayBuffer; data: SharedArrayBuffer; request: SharedArrayBuffer } | undefined, interrupt: Int32Array | undefined): void {
+    this.channel = channel ? new SyncChannelClient(channel) : undefined;
+    this.interrupt = interrupt;
+  }
+
+  /**
+   * `_armature_js.call_sync`: offers the request and blocks on the shared channel. The answer —
+   * marshal of `(status, value)` — is returned as a view of the shared region: Python copies it
+   * at once (`to_bytes`), and the region is released at the next call or the end of the run.
+   */
+  callSync = (name: string, argsJson: string, instance?: string | null): Uint8Array => {
+    if (!this.channel) return toAnswer(TOOL_STATUS.bridgeError, { code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' });
+    const callId = ++this.callSeq;
+    try {
+      // The request goes through the shared slot; a message follows only if the host is not
+      // already watching it (after an answer it watches for a moment: calls come in bursts).
+      const id = this.output.run?.id ?? 'none';
+      const outcome = this.channel.offer(callId, toolRequestText({ id, callId, name, instance }, argsJson));
+      if (outcome === 'notify') this.port.post({ type: 'tool-call-ready', id, callId });
+      else if (outcome === 'too-large') this.port.post(this.toolCall(callId, name, argsJson, instance));
+      this.lastCallId = callId;
+      return this.receive(callId);
+    } catch (e) {
+      return failedAnswer(e);
+    }
+  };
+
+  /** `_armature_js.next_part`: the next part of the answer to the last `call_sync`. */
+  nextPart = (): Uint8Array => {
+    if (!this.channel) return toAnswer(TOOL_STATUS.bridgeError, { code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' });
+    try {
+      return this.receive(this.lastCallId);
+    } catch (e) {
+      return failedAnswer(e);
+    }
+  };
+
+  /** `_armature_js.call_async`: posts the call; the answer arrives as a `tool-result` message. */
+  callAsync = (name: string, argsJson: string, instance?: string | null): Promise<Uint8Array> => {
+    const callId = ++this.callSeq;
+    return new Promise((resolve) => {
+      this.pendingAsync.set(callId, (_status, payload) => resolve(payload));
+      this.port.post(this.toolCall(callId, name, argsJson, instance));
+    });
+  };
+
+  /** A `tool-result` arrived for an async call. */
+  resolveAsync(callId: number, status: number, payload: Uint8Array): void {
+    this.pendingAsync.get(callId)?.(status, payload);
+    this.pendingAsync.delete(callId);
+  }
+
+  /** Frees the shared answer region (the last answer of a run may still hold it). */
+  release(): void {
+    this.channel?.release();
+  }
+
+  /** The next answer to `callId`: a view of the shared region, or for a part with more to come a copy. */
+  private receive(callId: number): Uint8Array {
+    const { status, payload } = this.channel!.waitFor(callId, { interrupt: this.interrupt, view: true });
+    if (!(status & MORE_PARTS)) return payload;
+    if (this.partCopy.length < payload.length) this.partCopy = new Uint8Array(Math.max(payload.length, 2 * this.partCopy.length));
+    this.partCopy.set(payload);
+    // Free the region now: the host places the next part while Python decodes this one.
+    this.channel!.release();
+    return this.partCopy.subarray(0, payload.length);
+  }
+
+  private toolCall(callId: number, name: string, argsJson: string, instance: string | null | undefined): WorkerMessage {
+    const msg = { type: 'tool-call' as const, id: this.output.run?.id ?? 'none', callId, name, args: parseToolJson(argsJson), argBytes: argsJson.length };
+    return typeof instance === 'string' ? { ...msg, instance } : msg;
+  }
+}
+
+function failedAnswer(e: unknown): Uint8Array {
+  if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return toAnswer(TOOL_STATUS.interrupted, null);
+  return toAnswer(TOOL_STATUS.bridgeError, { code: 'BRIDGE_FAILED', message: String((e as Error).message) });
+}

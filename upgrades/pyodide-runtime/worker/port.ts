@@ -1,0 +1,42 @@
+/**
+ * The worker's side of its message channel: `parentPort` in a Node `worker_threads` worker, the
+ * global scope in a Web Worker. Node modules are imported lazily, so browser bundles never load them.
+ */
+import type { PythonErrorInfo, WorkerMessage } from '../protocol.ts';
+
+/** How the worker talks to its host. */
+export interface Port {
+  post(msg: WorkerMessage, transfer?: Transferable[]): void;
+  listen(handler: (msg: unknown) => void): void;
+}
+
+/** Whether this worker is a Node `worker_threads` worker (else a browser Web Worker). */
+export const isNode =
+  typeof process !== 'undefined' && !!process.versions?.node && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined';
+
+/** The port of the worker this code runs in. */
+export async function openPort(): Promise<Port> {
+  if (isNode) {
+    const { parentPort } = await import('node:worker_threads');
+    return {
+      post: (m, t) => parentPort!.postMessage(m, t as never),
+      listen: (h) => parentPort!.on('message', h),
+    };
+  }
+  const scope = globalThis as unknown as { postMessage(m: unknown, t?: Transferable[]): void; addEventListener(t: string, h: (e: MessageEvent) => void): void };
+  return {
+    post: (m, t) => scope.postMessage(m, t ?? []),
+    listen: (h) => scope.addEventListener('message', (e) => h(e.data)),
+  };
+}
+
+/** A JavaScript failure as it crosses the boundary (`type` from the error when it has one). */
+export function jsError(e: unknown, type = 'RuntimeError'): PythonErrorInfo {
+  const err = e as { type?: string; message?: string; stack?: string };
+  return { type: err.type ?? type, message: err.message ?? String(e), traceback: '' };
+}
+
+/** Whether `e` leaves the interpreter unusable (the worker must be replaced). */
+export function isFatal(e: unknown): boolean {
+  return /fatally failed|Aborted\(|unreachable|memory access out of bounds|Maximum call stack/.test(String((e as Error)?.message ?? e));
+}

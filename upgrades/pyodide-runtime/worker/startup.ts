@@ -1,0 +1,132 @@
+/**
+ * Starting Python inside the worker for an `init` request: fetch with progress (browser), read the
+ * lock file, load Pyodide — from the memory snapshot the host passed, else anew (taking a snapshot
+ * when asked) — then connect output, interrupts and the bridge, and install Armature's modules.
+ */
+import { loadPyodide, type PyodideInterface } from 'pyodide';
+import type { InitRequest, InitResult } from '../protocol.ts';
+import { BRIDGE_MODULE, RUNNER_MODULE } from '../python-prelude.ts';
+import type { WorkerBridge } from './bridge.ts';
+import { LIB_DIR, writeModules } from './files.ts';
+import { lockIndex, readLock, type LockIndex } from './install.ts';
+import type { WorkerOutput } from './output.ts';
+import { isNode, type Port } from './port.ts';
+
+/** The runner module's functions the worker calls. */
+export type Runner = { [k: string]: (...args: unknown[]) => unknown };
+
+/** A started interpreter and what the worker keeps of its start. */
+export interface Started {
+  py: PyodideInterface;
+  runner: Runner;
+  lock: LockIndex;
+  interrupt?: Int32Array;
+  /** The `init` response's value (with the snapshot taken, when asked and possible). */
+  result: InitResult;
+}
+
+async function fetchWithProgress(port: Port, url: string, from: number, to: number): Promise<void> {
+  const res = await fetch(url);
+  if (!res.ok || !res.body) throw new Error(`GET ${url} answered ${res.status}`);
+  const total = Number(res.headers.get('content-length')) || 0;
+  const reader = res.body.getReader();
+  let got = 0;
+  let lastPercent = -1;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    got += value.byteLength;
+    const percent = Math.floor(from + (total ? Math.min(1, got / total) : 0.5) * (to - from));
+    if (percent !== lastPercent) {
+      lastPercent = percent;
+      port.post({ type: 'progress', id: 'init', stage: 'fetch', percent, message: url.slice(url.lastIndexOf('/') + 1) });
+    }
+  }
+}
+
+/** Starts Python as `req` asks; reports progress on `port`. */
+export async function startPython(req: InitRequest, port: Port, output: WorkerOutput, bridge: WorkerBridge): Promise<Started> {
+  const progress = (stage: 'fetch' | 'compile' | 'stdlib' | 'ready', percent: number, message?: string) =>
+    port.post(message ? { type: 'progress', id: req.id, stage, percent, message } : { type: 'progress', id: req.id, stage, percent });
+  output.configure(req.stdoutFlushMs, req.output);
+  progress('fetch', 0, 'starting');
+  if (!isNode) {
+    // Fetching first shows real byte progress and warms the HTTP cache loadPyodide then reads from.
+    await fetchWithProgress(port, `${req.indexURL}pyodide.asm.wasm`, 0, 30);
+    await fetchWithProgress(port, `${req.indexURL}python_stdlib.zip`, 30, 40);
+  }
+  progress('fetch', 40);
+  progress('compile', 40, 'compiling the WebAssembly module');
+  const lockText = await readLock(req);
+  let stdlibReported = false;
+  const load = (snapshot: { _loadSnapshot: Uint8Array } | { _makeSnapshot: true } | object) =>
+    loadPyodide({
+      indexURL: req.indexURL,
+      lockFileContents: lockText,
+      packageBaseUrl: req.packageIndexURL,
+      stdout: (m: string) => void output.write('stdout', new TextEncoder().encode(`${m}\n`)),
+      stderr: (m: string) => void output.write('stderr', new TextEncoder().encode(`${m}\n`)),
+      fsInit: async () => {
+        if (!stdlibReported) progress('stdlib', 70, snapshot && '_loadSnapshot' in snapshot ? 'restoring Python from a memory snapshot' : 'starting Python');
+        stdlibReported = true;
+      },
+      ...snapshot,
+    });
+  // A memory snapshot of a freshly started interpreter (made by the first worker, kept by the
+  // host) restores in ~0.2 s instead of a ~2.5 s start. It is Pyodide's private API for the pinned
+  // version, so any failure falls back to a normal start.
+  let py: PyodideInterface | undefined;
+  let snapshot: Uint8Array | undefined;
+  let fromSnapshot = false;
+  if (req.snapshot) {
+    try {
+      py = await load({ _loadSnapshot: req.snapshot });
+      fromSnapshot = true;
+    } catch {
+      py = undefined;
+    }
+  }
+  if (!py) {
+    py = await load(req.makeSnapshot ? { _makeSnapshot: true } : {});
+    if (req.makeSnapshot) {
+      try {
+        // Taken before anything of ours touches the interpreter, so it holds no JS references.
+        snapshot = py.makeMemorySnapshot();
+      } catch {
+        snapshot = undefined;
+      }
+    }
+  }
+  if (!stdlibReported) progress('stdlib', 70, 'starting Python');
+  py.setStdout({ write: (b: Uint8Array) => output.write('stdout', b) });
+  py.setStderr({ write: (b: Uint8Array) => output.write('stderr', b) });
+  let interrupt: Int32Array | undefined;
+  if (req.interrupt) {
+    interrupt = new Int32Array(req.interrupt);
+    py.setInterruptBuffer(interrupt);
+  }
+  bridge.connect(req.transport === 'shared-memory' ? req.bridge : undefined, interrupt);
+  py.registerJsModule('_armature_js', {
+    transport: req.transport,
+    call_sync: bridge.callSync,
+    next_part: bridge.nextPart,
+    call_async: bridge.callAsync,
+    flush_output: () => output.flush(),
+  });
+  py.FS.mkdirTree(LIB_DIR);
+  py.FS.writeFile(`${LIB_DIR}/armature_bridge.py`, BRIDGE_MODULE);
+  py.FS.writeFile(`${LIB_DIR}/armature_runner.py`, RUNNER_MODULE);
+  writeModules(py, req.modules);
+  py.runPython(`import sys\nsys.path.insert(0, "${LIB_DIR}")\nimport armature_runner`);
+  const runner = py.pyimport('armature_runner') as unknown as Runner;
+  py.FS.mkdirTree('/workspace');
+  progress('ready', 100);
+  const version = py.runPython('import sys; sys.version.split()[0]') as string;
+  return {
+    py,
+    runner,
+    lock: lockIndex(lockText),
+    interrupt,
+    result: { pythonVersion: version, pyodideVersion: py.version, transport: req.transport, fromSnapshot, snapshot },
+  };
+}

@@ -1,4 +1,4 @@
-import mitt, { type Emitter } from 'mitt';
+import mittImport, { type Emitter, type EventType } from 'mitt';
 import type { ArmatureEvents, ArmatureEventType } from './events.ts';
 import { DisposableStore, toDisposable, type Disposable } from './lifecycle.ts';
 
@@ -48,6 +48,13 @@ export interface EventBus extends EventSource {
   /** Changes how many recent events are kept. */
   setHistorySize(size: number): void;
 }
+
+/**
+ * mitt's declarations describe a CommonJS module while Node and bundlers load its ES build, so under
+ * `module: nodenext` TypeScript types the default import as the module object `{ default: mitt }`;
+ * at run time it is the function. Taking `.default` when present satisfies both readings.
+ */
+const mitt = ((mittImport as { default?: unknown }).default ?? mittImport) as <E extends Record<EventType, unknown>>() => Emitter<E>;
 
 type MittEvents = { [K in ArmatureEventType]: EventRecord<K> };
 

@@ -1,10 +1,11 @@
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageRoot } from './package-layout.ts';
 import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
 
-/** The project root (the folder holding `modules/` and `blueprints/`). */
-export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** The project root (the folder holding `modules/` and `blueprints/`), as a path. */
+export const projectRoot = fileURLToPath(packageRoot);
 
 /** Options of {@link createNodePlatform}. */
 export interface NodePlatformOptions {

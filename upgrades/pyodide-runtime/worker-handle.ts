@@ -2,6 +2,7 @@
  * One small adapter over the two kinds of worker: a `worker_threads` Worker in Node and a module
  * Web Worker in the browser. Node-only modules are imported lazily, so browser bundles never load them.
  */
+import { pyodideWorkerScript } from '../../src/platform/package-layout.ts';
 
 /** What the runtime needs from a worker. */
 export interface WorkerHandle {
@@ -19,11 +20,14 @@ export function inNode(): boolean {
   return typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
 }
 
-/** Starts the Pyodide worker. `url` overrides the worker script (browser bundles pass their own). */
+/**
+ * Starts the Pyodide worker. `url` overrides the worker script (browser bundles pass their own).
+ * Default: the sources' `worker.ts` or the built `pyodide-worker.js` (see `package-layout.ts`).
+ */
 export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
   if (inNode()) {
     const { startNodeWorker } = await import('../../src/platform/node-worker.ts');
-    const w = startNodeWorker(url ? new URL(url) : new URL('./worker.ts', import.meta.url));
+    const w = startNodeWorker(url ? new URL(url) : pyodideWorkerScript);
     return {
       post: (m, t) => w.postMessage(m, t as never),
       onMessage: (h) => w.on('message', h),
@@ -34,7 +38,7 @@ export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
       },
     };
   }
-  const w = new Worker(url ?? new URL('./worker.ts', import.meta.url), { type: 'module', name: 'armature-pyodide' });
+  const w = new Worker(url ?? pyodideWorkerScript, { type: 'module', name: 'armature-pyodide' });
   const exitHandlers: ((code: number) => void)[] = [];
   return {
     post: (m, t) => w.postMessage(m, t ?? []),

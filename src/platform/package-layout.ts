@@ -1,0 +1,31 @@
+/**
+ * Where Armature's own files are, in the one place that knows its two layouts:
+ *
+ * - **sources**: a checkout run through tsx (Node) or a dev server (browser). This module is
+ *   `src/platform/package-layout.ts`; the Pyodide worker is `upgrades/pyodide-runtime/worker.ts`.
+ * - **built**: what `npm run build` writes and the package ships. esbuild inlines this module into
+ *   a file directly inside `dist/node/` or `dist/browser/`, next to that build's `pyodide-worker.js`.
+ *
+ * Both layouts put this module two folders below the package root. No Node-only import here: the
+ * browser build uses it too.
+ */
+
+const here = import.meta.url;
+
+/** Whether Armature runs from its TypeScript sources (a checkout) rather than the built `dist/`. */
+export const fromSources: boolean = new URL(here).pathname.endsWith('.ts');
+
+/** The package root: the folder holding `package.json`, `modules/` and `blueprints/`. */
+export const packageRoot: URL = new URL('../../', here);
+
+/** The Pyodide worker script (a module worker in the browser, a `worker_threads` entry in Node). */
+export const pyodideWorkerScript: URL = fromSources ? new URL('upgrades/pyodide-runtime/worker.ts', packageRoot) : new URL('./pyodide-worker.js', here);
+
+/** The prebuilt dashboard (page, bundles and worker) that `armature start` serves. */
+export const dashboardDir: URL = new URL('dist/dashboard/', packageRoot);
+
+/**
+ * Node only, sources only: the plain-JS worker entry that registers tsx before importing a
+ * TypeScript worker entry (worker threads do not inherit the main thread's module hooks).
+ */
+export const tsWorkerBootstrap: URL = new URL('src/platform/node-worker-bootstrap.mjs', packageRoot);

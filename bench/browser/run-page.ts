@@ -1,6 +1,6 @@
 // Builds a bench page with esbuild, serves it with the dashboard server (cross-origin isolated),
 // opens it in the system Chromium and returns what the page leaves on window.__bench.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -17,7 +17,9 @@ export async function withBenchPage<T>(entry: string | undefined, drive: (page: 
   if (entry) entries.page = join(projectRoot, entry);
   else entries.main = join(projectRoot, 'src/dashboard/main.ts');
   await esbuild.build({ entryPoints: entries, outdir: outDir, bundle: true, splitting: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, external: ['node:*'], logLevel: 'warning' });
-  const html = entry ? '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="/dist/page.js"></script>' : undefined;
+  const html = entry
+    ? '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="/dist/page.js"></script>'
+    : readFileSync(join(projectRoot, 'src/dashboard/index.html'), 'utf8');
   const server = await startServer({ root: projectRoot, outDir, port: 0, html });
   const browser = await puppeteer.launch({ executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: true, args: chromeArgs, protocolTimeout: 900_000 });
   try {

@@ -12,7 +12,7 @@ Usage:
   armature run FILE.py | -c CODE [--timeout MS] [--json]
                                                   run Python headless, streaming its output
   armature prompt [--persona ID] [--stats]        the system-prompt fragment for the persona
-  armature start [--persona ID] [--port N]        the main job: build and serve the dashboard
+  armature start [--persona ID] [--port N]        the main job: serve the dashboard
 
 Options:
   --persona ID   persona from modules/personas/ (default: default)
@@ -111,21 +111,30 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
 }
 
-/** Builds the dashboard and serves it until the process is stopped. */
+/**
+ * Serves the dashboard until the process is stopped. From a checkout it is built from the sources
+ * first; an installed package serves the prebuilt one it ships, writing nothing inside it.
+ */
 async function start(persona: string, portArg: string | undefined, io: CliIo): Promise<number> {
-  const { buildDashboard, startServer } = await import('../server/serve.ts');
+  const { startServer } = await import('../server/serve.ts');
   const { projectRoot } = await import('../platform/node.ts');
+  const { dashboardDir, fromSources } = await import('../platform/package-layout.ts');
+  const { fileURLToPath } = await import('node:url');
   const port = portArg === undefined ? undefined : Number(portArg);
   if (portArg !== undefined && (!/^\d+$/.test(portArg) || port! > 65535)) {
     io.err(`armature: --port takes a whole number from 0 to 65535, got ${JSON.stringify(portArg)}`);
     return 2;
   }
-  io.out('Building the dashboard with esbuild…');
-  const build = await buildDashboard({ root: projectRoot });
-  io.out(`Built ${(build.bytes / 1024).toFixed(0)} KB in ${build.ms.toFixed(0)} ms.`);
+  const outDir = fileURLToPath(dashboardDir);
+  if (fromSources) {
+    io.out('Building the dashboard with esbuild…');
+    const { buildDashboard } = await import('../server/build-dashboard.ts');
+    const build = await buildDashboard({ root: projectRoot, outDir });
+    io.out(`Built ${(build.bytes / 1024).toFixed(0)} KB in ${build.ms.toFixed(0)} ms.`);
+  }
   let server;
   try {
-    server = await startServer({ root: projectRoot, port });
+    server = await startServer({ root: projectRoot, outDir, port });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);
     return 1;

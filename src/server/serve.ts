@@ -1,66 +1,24 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import * as esbuild from 'esbuild';
 import sirv from 'sirv';
+import { projectRoot } from '../platform/node.ts';
 import { ISOLATION_HEADERS, PROJECT_SNAPSHOT_PATH } from './middleware.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
 
-/** Options of {@link buildDashboard}. */
-export interface BuildOptions {
-  /** Project root. */
-  root: string;
-  /** Where bundles go. Default: `<root>/dist`. */
-  outDir?: string;
-  /** Minify. Default: true. */
-  minify?: boolean;
-}
-
-/** Browser entry points: the dashboard, and the Pyodide worker when that upgrade exists. */
-function entryPoints(root: string): Record<string, string> {
-  const entries: Record<string, string> = { main: join(root, 'src/dashboard/main.ts') };
-  const worker = join(root, 'upgrades/pyodide-runtime/worker.ts');
-  if (existsSync(worker)) entries['pyodide-worker'] = worker;
-  return entries;
-}
-
-/** Bundles the dashboard (and worker) with esbuild into `outDir`; resolves to the output size in bytes. */
-export async function buildDashboard(options: BuildOptions): Promise<{ outDir: string; bytes: number; ms: number }> {
-  const outDir = options.outDir ?? join(options.root, 'dist');
-  const t0 = performance.now();
-  const result = await esbuild.build({
-    entryPoints: entryPoints(options.root),
-    outdir: outDir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: options.minify ?? true,
-    sourcemap: true,
-    metafile: true,
-    // Node-only adapters are imported dynamically behind an environment check and never run here.
-    external: ['node:*'],
-    conditions: ['browser', 'production'],
-    logLevel: 'warning',
-  });
-  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-  return { outDir, bytes, ms: performance.now() - t0 };
-}
-
 /** Options of {@link startServer}. */
 export interface ServeOptions {
-  root: string;
+  /** Where `modules/` and `blueprints/` (the project snapshot) are read from. Default: the package root. */
+  root?: string;
   /** Port; 0 picks a free one. Default: `PORT` from the environment, else 8080. */
   port?: number;
   /** Interface to listen on. Default: 127.0.0.1. */
   host?: string;
-  /** Directory of the built bundles. Default: `<root>/dist`. */
+  /** Directory of the built dashboard (page and bundles, see `buildDashboard`). Default: `<root>/dist/dashboard`. */
   outDir?: string;
-  /** HTML served at `/`. Default: the dashboard page (`src/dashboard/index.html`). */
+  /** HTML served at `/`. Default: `index.html` in `outDir`. */
   html?: string;
 }
 
@@ -73,19 +31,20 @@ export interface RunningServer {
 const pyodideDir = () => dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
 
 /**
- * Serves the dashboard: `/` (the page), `/dist/*` (bundles), `/pyodide/*` (the installed Pyodide
+ * Serves the dashboard: `/` (the page), `/dist/*` (the bundles in `outDir`), `/pyodide/*` (the installed Pyodide
  * package, so no network is needed) and the project snapshot, every response with the two
  * cross-origin isolation headers so the shared-buffer bridge is available.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const outDir = options.outDir ?? join(options.root, 'dist');
+  const root = options.root ?? projectRoot;
+  const outDir = options.outDir ?? join(root, 'dist', 'dashboard');
   const setHeaders = (res: ServerResponse) => {
     for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
   };
   const dist = sirv(outDir, { dev: true, setHeaders });
   const pyodide = sirv(pyodideDir(), { dev: false, maxAge: 3600, setHeaders });
-  const page = options.html ?? (await readFile(join(options.root, 'src/dashboard/index.html')));
+  const page = options.html ?? (await readDashboardPage(outDir));
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     setHeaders(res);
@@ -105,7 +64,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       } else if (url.pathname === PROJECT_SNAPSHOT_PATH) {
         res.setHeader('Content-Type', 'application/json');
         res.setHeader('Cache-Control', 'no-store');
-        res.end(JSON.stringify(await readProjectSnapshot(options.root)));
+        res.end(JSON.stringify(await readProjectSnapshot(root)));
       } else if (url.pathname.startsWith('/dist/')) {
         req.url = url.pathname.slice('/dist'.length) + url.search;
         dist(req, res, notFound);
@@ -131,4 +90,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     url: `http://${address.address === '::1' ? '[::1]' : address.address}:${address.port}/`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+async function readDashboardPage(outDir: string): Promise<Buffer> {
+  try {
+    return await readFile(join(outDir, 'index.html'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    throw new Error(`[serve] no dashboard in ${outDir} (index.html is missing): build it with buildDashboard, or run npm run build in a checkout`);
+  }
 }

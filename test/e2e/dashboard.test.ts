@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { buildDashboard, startServer, type RunningServer } from '../../src/server/serve.ts';
+import { buildDashboard } from '../../src/server/build-dashboard.ts';
+import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import { projectRoot } from '../../src/platform/node.ts';
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));

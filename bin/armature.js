@@ -1,7 +1,24 @@
 #!/usr/bin/env node
-// Armature's CLI. The sources are TypeScript; tsx compiles them on the fly, so no build step is needed.
-import { register } from 'tsx/esm/api';
+// Armature's CLI. Which code runs:
+// - a checkout (src/ is present): the TypeScript sources, compiled on the fly by tsx, so hacking on
+//   Armature needs no build step;
+// - an installed package (it ships no src/), or ARMATURE_BUILT=1: the built JavaScript in dist/node/.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const sources = new URL('../src/cli/main.ts', import.meta.url);
+const built = new URL('../dist/node/cli.js', import.meta.url);
+const useBuilt = process.env.ARMATURE_BUILT === '1' || !existsSync(sources);
+
+let main;
+if (useBuilt) {
+  if (!existsSync(built)) {
+    console.error(`armature: the built CLI (dist/node/cli.js) is missing: run 'npm run build' in the checkout, or unset ARMATURE_BUILT to run the sources`);
+    process.exit(1);
+  }
+  ({ main } = await import(built.href));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(sources.href));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -24,7 +24,10 @@ for (const f of files) {
 }
 
 const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toFixed(3));
-const table = [['suite', 'measure', 'value', 'unit', 'target', 'meets'], ...rows.map((r) => [r.suite, r.name, fmt(r.value), r.unit, r.target ?? '', r.pass === undefined ? '' : r.pass ? 'yes' : 'NO'])];
+const table = [
+  ['suite', 'measure', 'value', 'unit', 'range', 'target', 'meets'],
+  ...rows.map((r) => [r.suite, r.name, fmt(r.value), r.unit, r.range ? `${fmt(r.range[0])}–${fmt(r.range[1])}` : '', r.target ?? '', r.pass === undefined ? '' : r.pass ? 'yes' : 'NO']),
+];
 const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
 for (const [i, r] of table.entries()) {
   console.log(r.map((c, j) => (j === 2 ? c.padStart(widths[j]!) : c.padEnd(widths[j]!))).join('  ').trimEnd());

@@ -6,6 +6,8 @@ export interface BenchRow {
   name: string;
   value: number;
   unit: string;
+  /** Smallest and largest sample, when `value` is a median of several. */
+  range?: [number, number];
   /** The target from the issue, in words, e.g. `<= 1 ms`. */
   target?: string;
   /** Whether `value` meets `target`. */

@@ -5,25 +5,16 @@
 // cache the checkout's own install filled (`--prefer-offline`), falling back to the registry.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess, type SpawnSyncOptions } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { checkoutRoot as root, devDependencyVersion, packAndInstall, runSync as run, type PackedInstall } from '../helpers/packed-install.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const ourPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; devDependencies: Record<string, string> };
+let pkg: PackedInstall;
 const project = tempDir('package');
-const installed = join(project, 'node_modules', ourPackage.name);
-const bin = join(project, 'node_modules', '.bin', 'armature');
-let packed: { filename: string; files: { path: string }[] };
-
-function run(cmd: string, args: string[], options: SpawnSyncOptions = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 300_000, ...options });
-  return { code: r.status, out: String(r.stdout), err: String(r.stderr) };
-}
 
 /** Every file under `dir` with its size and modification time, to prove nothing was written there. */
 function snapshot(dir: string): Map<string, string> {
@@ -71,16 +62,12 @@ async function stop(child: ChildProcess): Promise<number | null> {
 }
 
 before(() => {
-  const pack = run('npm', ['pack', '--json', '--pack-destination', project], { cwd: root });
-  assert.equal(pack.code, 0, `npm pack failed:\n${pack.err}`);
-  [packed] = JSON.parse(pack.out) as (typeof packed)[];
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const install = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed.filename}`, `@types/node@${ourPackage.devDependencies['@types/node']}`], { cwd: project });
-  assert.equal(install.code, 0, `npm install of the tarball failed:\n${install.err}`);
+  pkg = packAndInstall(project, [`@types/node@${devDependencyVersion('@types/node')}`]);
+  console.log(`npm pack (build included) ${pkg.timings.packMs.toFixed(0)} ms, npm install of the tarball ${pkg.timings.installMs.toFixed(0)} ms`);
 });
 
 test('the tarball ships the built code, manifests, blueprints, README and LICENSE, and nothing for development', () => {
-  const files = packed.files.map((f) => f.path);
+  const files = pkg.files;
   for (const needed of [
     'package.json',
     'README.md',
@@ -106,7 +93,7 @@ test('the tarball ships the built code, manifests, blueprints, README and LICENS
   assert.deepEqual(unwanted, []);
   // Declarations name .js files, which exist beside them: a consumer never meets a .ts specifier.
   for (const f of files.filter((p) => p.endsWith('.d.ts'))) {
-    assert.doesNotMatch(readFileSync(join(installed, f), 'utf8'), /from\s+['"]\.{1,2}\/[^'"]*\.ts['"]/, `${f} imports a .ts path`);
+    assert.doesNotMatch(readFileSync(join(pkg.installed, f), 'utf8'), /from\s+['"]\.{1,2}\/[^'"]*\.ts['"]/, `${f} imports a .ts path`);
   }
 });
 
@@ -135,7 +122,7 @@ await sys.dispose();
 });
 
 test('the installed bin runs Python: armature run -c prints 1 and exits 0', () => {
-  const r = run(bin, ['run', '-c', 'print(1)'], { cwd: project });
+  const r = run(pkg.bin, ['run', '-c', 'print(1)'], { cwd: project });
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, '1\n');
 });
@@ -195,7 +182,7 @@ const result = await sys.tools.executeTool('execute_python', { code: 'print(1)\\
   const externals = Object.values(built.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path));
   assert.deepEqual(externals, []);
   // The worker is loaded by URL, not through the bundler: the README says to copy it next to the bundle.
-  copyFileSync(join(installed, 'dist/browser/pyodide-worker.js'), join(web, 'pyodide-worker.js'));
+  copyFileSync(join(pkg.installed, 'dist/browser/pyodide-worker.js'), join(web, 'pyodide-worker.js'));
   writeFileSync(
     join(project, 'serve.mjs'),
     `import { startServer } from 'armature/server';
@@ -234,7 +221,7 @@ process.once('SIGTERM', () => server.close().then(() => process.exit(0)));
 
 test('armature start from the installed copy serves the prebuilt dashboard and writes nothing inside node_modules', async () => {
   const before = snapshot(join(project, 'node_modules'));
-  const started = await startUntil(bin, ['start', '--port', '0'], project, /Armature dashboard: (\S+)/);
+  const started = await startUntil(pkg.bin, ['start', '--port', '0'], project, /Armature dashboard: (\S+)/);
   try {
     assert.doesNotMatch(started.output(), /Building/);
     const url = started.match[1]!;

@@ -1,7 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { boot, type ArmatureSystem } from '../kernel/boot.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import type { ModuleReport } from '../kernel/loader.ts';
+import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -118,8 +120,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 async function start(persona: string, portArg: string | undefined, io: CliIo): Promise<number> {
   const { startServer } = await import('../server/serve.ts');
   const { projectRoot } = await import('../platform/node.ts');
-  const { dashboardDir, fromSources } = await import('../platform/package-layout.ts');
-  const { fileURLToPath } = await import('node:url');
   const port = portArg === undefined ? undefined : Number(portArg);
   if (portArg !== undefined && (!/^\d+$/.test(portArg) || port! > 65535)) {
     io.err(`armature: --port takes a whole number from 0 to 65535, got ${JSON.stringify(portArg)}`);

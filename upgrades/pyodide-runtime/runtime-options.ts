@@ -8,7 +8,7 @@ import { inNode } from './worker-handle.ts';
 
 /** Options of {@link createPyodideRuntime}. */
 export interface PyodideRuntimeOptions {
-  /** Worker script URL. Default: `./worker.ts` beside this file (bundles pass their own). */
+  /** Worker script URL. Default: the sources' `worker.ts` or the built `pyodide-worker.js` (`pyodideWorkerScript` in `src/platform/package-layout.ts`); bundles pass their own. */
   workerUrl?: string | URL;
   /**
    * Where Pyodide's own files are (`pyodide.asm.wasm`, `python_stdlib.zip`, `pyodide-lock.json`),

@@ -3,8 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
-import { projectFilesMiddleware, isolationHeadersMiddleware } from './src/server/middleware.ts';
+import { projectFilesMiddleware, isolationHeadersMiddleware, sandboxWorkerMiddleware } from './src/server/middleware.ts';
 import { testFixturesMiddleware } from './test/helpers/fixtures-middleware.ts';
+import { probeMiddleware } from './test/helpers/probe-middleware.ts';
 
 const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
 const chromeArgs = [
@@ -50,7 +51,7 @@ export default {
   testFramework: { config: { timeout: 120_000 } },
   browserStartTimeout: 60_000,
   plugins: [esbuildPlugin({ ts: true, target: 'es2022' })],
-  middleware: [...(isolated ? [isolationHeadersMiddleware()] : []), projectFilesMiddleware(process.cwd()), testFixturesMiddleware()],
+  middleware: [...(isolated ? [isolationHeadersMiddleware()] : []), projectFilesMiddleware(process.cwd()), sandboxWorkerMiddleware(), testFixturesMiddleware(), probeMiddleware()],
   browsers: [chromeLauncher({ launchOptions: { executablePath, headless: true, args: chromeArgs } })],
   reporters: [defaultReporter(), summaryReporter({ flatten: false }), countingReporter()],
 };

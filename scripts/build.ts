@@ -2,8 +2,9 @@
 // declarations the package ships, in dist/. Development never needs it: a checkout runs the
 // TypeScript sources through tsx.
 //
-//   dist/node/       public index, `armature/server`, CLI and Pyodide worker for Node, with their shared chunks
-//   dist/browser/    public index for browser bundlers, and a self-contained Pyodide worker
+//   dist/node/       public index, `armature/server`, CLI and Pyodide worker for Node, with their shared chunks,
+//                    and the confined worker's child entry (self-contained: the child may read only that file)
+//   dist/browser/    public index for browser bundlers, and self-contained Pyodide and confined workers
 //   dist/dashboard/  the prebuilt dashboard `armature start` serves from an installed package
 //   dist/types/      .d.ts of the public entries
 //
@@ -14,7 +15,8 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { buildDashboard } from '../src/server/build-dashboard.ts';
+import { buildDashboard, buildSandboxWorker } from '../src/server/build-dashboard.ts';
+import { bundleNodeChild } from '../src/sandbox/node-host.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -119,6 +121,10 @@ const [node, browser, browserWorker, dashboard] = await Promise.all([
   }),
   buildDashboard({ root, outDir: join(dist, 'dashboard'), sourcemap: false }),
 ]);
+// The confined worker's scripts: each one file that imports nothing (see package-layout.ts).
+const [sandboxChild, sandboxWorker] = await Promise.all([bundleNodeChild(), buildSandboxWorker(root)]);
+writeFileSync(join(dist, 'node', 'sandbox-node-child.mjs'), sandboxChild);
+writeFileSync(join(dist, 'browser', 'sandbox-worker.js'), sandboxWorker);
 
 const undeclared = [...new Set([...externalPackages(node), ...externalPackages(browser), ...externalPackages(browserWorker)])].filter(
   (name) => !pkg.dependencies?.[name],

@@ -33,3 +33,5 @@ export { TOOL_RUNNER_ID } from './kernel/tool-contract.ts';
 export type { ExecuteOptions, ToolExecutor, ToolFailure, ToolResult, ToolRunnerApi, ToolStats, ToolSuccess } from './kernel/tool-contract.ts';
 export type { ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from './kernel/upgrade.ts';
 export type { FileStore, Platform, ProjectFiles, StoredFile } from './platform/platform.ts';
+export { AgentCodeError, createConfinedWorker, SandboxError } from './sandbox/index.ts';
+export type { CallOptions, Capability, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, NetworkPolicy, SandboxErrorCode } from './sandbox/index.ts';

@@ -21,6 +21,18 @@ export const packageRoot: URL = new URL('../../', here);
 /** The Pyodide worker script (a module worker in the browser, a `worker_threads` entry in Node). */
 export const pyodideWorkerScript: URL = fromSources ? new URL('upgrades/pyodide-runtime/worker.ts', packageRoot) : new URL('./pyodide-worker.js', here);
 
+/**
+ * Node: the confined worker's child entry (`src/sandbox/node-child.ts` bundled to plain JS), when
+ * built. From the sources it is bundled on first use (a confined child cannot run TypeScript).
+ */
+export const sandboxNodeChild: URL | undefined = fromSources ? undefined : new URL('./sandbox-node-child.mjs', here);
+
+/**
+ * Browser: the confined worker's script (`src/sandbox/browser-worker.ts`, self-contained), when
+ * built. A server serves it at `SANDBOX_WORKER_PATH` with its CSP (see `armature/server`).
+ */
+export const sandboxBrowserWorker: URL | undefined = fromSources ? undefined : new URL('./sandbox-worker.js', here);
+
 /** The prebuilt dashboard (page, bundles and worker) that `armature start` serves. */
 export const dashboardDir: URL = new URL('dist/dashboard/', packageRoot);
 

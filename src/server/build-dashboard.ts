@@ -1,6 +1,26 @@
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
+import { SANDBOX_WORKER_FILE } from '../sandbox/worker-script.ts';
+
+/**
+ * The confined worker's browser script (`src/sandbox/browser-worker.ts`) as one self-contained
+ * module: its CSP allows scripts from `blob:` only, so it must import nothing.
+ */
+export async function buildSandboxWorker(root: string, options: { minify?: boolean } = {}): Promise<string> {
+  const r = await esbuild.build({
+    entryPoints: [join(root, 'src/sandbox/browser-worker.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: options.minify ?? true,
+    conditions: ['browser', 'production'],
+    logLevel: 'warning',
+  });
+  return r.outputFiles[0]!.text;
+}
 
 /** Options of {@link buildDashboard}. */
 export interface BuildOptions {
@@ -15,8 +35,9 @@ export interface BuildOptions {
 }
 
 /**
- * Bundles the dashboard page (`src/dashboard/main.ts`) and the Pyodide worker with esbuild into
- * `outDir`, and copies the page's HTML there, so `outDir` is everything `startServer` serves.
+ * Bundles the dashboard page (`src/dashboard/main.ts`), the Pyodide worker and the confined
+ * worker's script with esbuild into `outDir`, and copies the page's HTML there, so `outDir` is
+ * everything `startServer` serves.
  * Resolves to the output size in bytes and the time taken.
  */
 export async function buildDashboard(options: BuildOptions): Promise<{ outDir: string; bytes: number; ms: number }> {
@@ -43,6 +64,8 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
   });
   await mkdir(outDir, { recursive: true });
   await copyFile(join(options.root, 'src/dashboard/index.html'), join(outDir, 'index.html'));
-  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  const sandbox = await buildSandboxWorker(options.root, { minify: options.minify });
+  await writeFile(join(outDir, SANDBOX_WORKER_FILE), sandbox);
+  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0) + sandbox.length;
   return { outDir, bytes, ms: performance.now() - t0 };
 }

@@ -1,3 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { packageRoot, sandboxBrowserWorker } from '../platform/package-layout.ts';
+import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
 
 /** The subset of a Koa context these middlewares use (@web/dev-server and @web/test-runner are Koa-based). */
@@ -35,5 +39,36 @@ export function projectFilesMiddleware(root: string) {
     if (ctx.path !== PROJECT_SNAPSHOT_PATH) return next();
     ctx.type = 'application/json';
     ctx.body = JSON.stringify(await readProjectSnapshot(root));
+  };
+}
+
+let sandboxScript: Promise<string> | undefined;
+
+/**
+ * The confined worker's browser script: the built one the package ships, or from a checkout
+ * bundled once per process from the sources.
+ */
+export function sandboxWorkerScript(): Promise<string> {
+  sandboxScript ??= sandboxBrowserWorker
+    ? readFile(sandboxBrowserWorker, 'utf8')
+    : import('./build-dashboard.ts').then(({ buildSandboxWorker }) => buildSandboxWorker(fileURLToPath(packageRoot)));
+  sandboxScript.catch(() => {
+    sandboxScript = undefined;
+  });
+  return sandboxScript;
+}
+
+/**
+ * Koa middleware serving the confined worker's script at {@link SANDBOX_WORKER_PATH} with its
+ * Content-Security-Policy (no network, no eval, scripts from `blob:` only). A page that runs
+ * agent-made code in the browser needs its server to serve this.
+ */
+export function sandboxWorkerMiddleware() {
+  return async (ctx: KoaLikeContext, next: Next) => {
+    if (ctx.path !== SANDBOX_WORKER_PATH) return next();
+    ctx.type = 'text/javascript';
+    ctx.set('Content-Security-Policy', SANDBOX_WORKER_CSP);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await sandboxWorkerScript();
   };
 }

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import sirv from 'sirv';
 import { projectRoot } from '../platform/node.ts';
+import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_FILE, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
 import { ISOLATION_HEADERS, PROJECT_SNAPSHOT_PATH } from './middleware.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
 
@@ -32,7 +33,8 @@ const pyodideDir = () => dirname(createRequire(import.meta.url).resolve('pyodide
 
 /**
  * Serves the dashboard: `/` (the page), `/dist/*` (the bundles in `outDir`), `/pyodide/*` (the installed Pyodide
- * package, so no network is needed) and the project snapshot, every response with the two
+ * package, so no network is needed), the project snapshot and the confined worker's script (from
+ * `outDir`, with its Content-Security-Policy), every response with the two
  * cross-origin isolation headers so the shared-buffer bridge is available.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
@@ -65,6 +67,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         res.setHeader('Content-Type', 'application/json');
         res.setHeader('Cache-Control', 'no-store');
         res.end(JSON.stringify(await readProjectSnapshot(root)));
+      } else if (url.pathname === SANDBOX_WORKER_PATH) {
+        res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+        res.setHeader('Content-Security-Policy', SANDBOX_WORKER_CSP);
+        res.setHeader('Cache-Control', 'no-store');
+        res.end(await readFile(join(outDir, SANDBOX_WORKER_FILE)));
       } else if (url.pathname.startsWith('/dist/')) {
         req.url = url.pathname.slice('/dist'.length) + url.search;
         dist(req, res, notFound);

@@ -90,6 +90,33 @@ after(async () => {
   await server?.close();
 });
 
+test('the server serves the confined worker\'s script with its CSP, and agent code runs in it', async () => {
+  const res = await fetch(new URL('/__armature/sandbox-worker.js', server.url));
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-security-policy'), "default-src 'none'; script-src blob:; connect-src 'none'; worker-src 'none'");
+  const result = await page.evaluate(async () => {
+    // A bare Worker on the served script, driven through its protocol: init, then a call.
+    const worker = new Worker('/__armature/sandbox-worker.js', { type: 'module' });
+    const channel = new MessageChannel();
+    const answers: unknown[] = [];
+    const done = new Promise((resolve) => {
+      channel.port1.onmessage = (e) => {
+        answers.push(e.data);
+        if (e.data.type === 'ready') channel.port1.postMessage({ type: 'call', id: 'k1', path: ['default'], args: [20] });
+        if (e.data.type === 'result') resolve(e.data);
+      };
+    });
+    worker.postMessage(
+      { type: 'init', id: 'init', name: 'e2e', source: 'export default (n) => ({ n: n + 1, idb: typeof indexedDB, f: typeof fetch })', capabilities: [], network: 'none', maxMessageBytes: 65536 },
+      [channel.port2],
+    );
+    const r = await done;
+    worker.terminate();
+    return r;
+  });
+  assert.deepEqual(result, { type: 'result', id: 'k1', ok: true, value: { n: 21, idb: 'undefined', f: 'function' } });
+});
+
 test('the page boots, is cross-origin isolated, and Python becomes ready with the shared-memory bridge', async () => {
   assert.equal(await page.evaluate(() => crossOriginIsolated), true);
   await waitForText('armature-dashboard', /ToolRunner[\s\S]*PyodideRuntime[\s\S]*PythonTool[\s\S]*Workspace[\s\S]*Blueprints/);

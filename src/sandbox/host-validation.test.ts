@@ -1,0 +1,86 @@
+// The host's side of a confined worker, driven by a scripted transport that sends what a real
+// worker never would (forged, malformed and out-of-turn messages). The real workers are tested in
+// confined-worker.test.ts (Node) and confined-worker.browser.test.ts (Chromium).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createConfinedWorkerOver, type TransportStarter } from './confined-worker.ts';
+import type { HostMessage } from './protocol.ts';
+import type { SandboxTransport, TransportExit } from './transport.ts';
+
+/** A transport whose "worker" is this script: it answers init, then lets the test speak for it. */
+function scripted() {
+  const sent: HostMessage[] = [];
+  let deliver: (raw: unknown) => void = () => undefined;
+  let exit: (e: TransportExit) => void = () => undefined;
+  const starter: TransportStarter = async () => {
+    const t: SandboxTransport = {
+      post(msg) {
+        sent.push(msg);
+        if (msg.type === 'init') queueMicrotask(() => deliver({ type: 'ready', id: 'init', exports: ['default'] }));
+      },
+      onMessage: (h) => (deliver = h),
+      onExit: (h) => (exit = h),
+      terminate: async () => undefined,
+    };
+    return t;
+  };
+  return { starter, sent, worker: (raw: unknown) => deliver(raw), crash: (e: TransportExit) => exit(e) };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+test('a capability the worker names must exist; it is called with the arguments given', async () => {
+  const s = scripted();
+  const calls: unknown[][] = [];
+  const logs: string[] = [];
+  const w = await createConfinedWorkerOver(s.starter, { name: 'v', source: '', capabilities: { call_tool: (...a: unknown[]) => (calls.push(a), 'ok') }, onLog: (e) => logs.push(e.text) });
+  s.worker({ type: 'cap', id: 'w1', name: 'fs_read', args: ['/etc/passwd'] });
+  s.worker({ type: 'cap', id: 'w2', name: 'toString', args: [] });
+  s.worker({ type: 'cap', id: 'w3', name: 'call_tool', args: ['read_file', { path: 'a' }] });
+  await tick();
+  const answers = s.sent.filter((m) => m.type === 'cap-result');
+  assert.deepEqual(
+    answers.map((m) => (m.ok ? [m.id, m.value] : [m.id, m.error.code, m.error.message])),
+    [
+      ['w1', 'UNKNOWN_CAPABILITY', 'no capability named "fs_read"; this worker has call_tool'],
+      ['w2', 'UNKNOWN_CAPABILITY', 'no capability named "toString"; this worker has call_tool'],
+      ['w3', 'ok'],
+    ],
+  );
+  assert.deepEqual(calls, [['read_file', { path: 'a' }]]);
+  await w.terminate();
+});
+
+test('malformed messages and answers to calls never made are ignored; a second ready changes nothing', async () => {
+  const s = scripted();
+  const logs: string[] = [];
+  const w = await createConfinedWorkerOver(s.starter, { name: 'v', source: '', capabilities: {}, onLog: (e) => logs.push(e.text) });
+  s.worker({ type: 'result', id: 'k999', ok: true, value: 'forged' });
+  s.worker({ type: 'cap', id: 'w1', name: 'x'.repeat(10_000), args: [] });
+  s.worker({ type: 'nonsense' });
+  s.worker('not even an object');
+  s.worker({ type: 'ready', id: 'init', exports: ['forged'] });
+  await tick();
+  assert.deepEqual(await w.describe(), { exports: ['default'] });
+  assert.equal(logs.filter((l) => /ignored a message from the worker/.test(l)).length, 3);
+  assert.ok(logs.every((l) => l.length < 600), 'a huge name is not echoed whole');
+  const pending = w.call(['default'], [1]);
+  await tick();
+  const call = s.sent.find((m) => m.type === 'call')!;
+  s.worker({ type: 'result', id: call.id, ok: true, value: 'real' });
+  assert.equal(await pending, 'real');
+  await w.terminate();
+});
+
+test('a crash fails the calls in flight with the reason, and a new worker is started', async () => {
+  const s = scripted();
+  const restarts: string[] = [];
+  const w = await createConfinedWorkerOver(s.starter, { name: 'v', source: '', capabilities: {}, onRestart: (e) => restarts.push(e.reason) });
+  const pending = w.call(['default'], []);
+  await tick();
+  s.crash({ reason: 'memory', detail: 'its heap reached the 64 MiB limit' });
+  await assert.rejects(pending, (e: Error & { code: string }) => e.code === 'SANDBOX_CRASHED' && /ran out of memory: its heap reached the 64 MiB limit/.test(e.message));
+  assert.deepEqual(restarts, ['memory']);
+  assert.equal(s.sent.filter((m) => m.type === 'init').length, 2);
+  await w.terminate();
+});

@@ -1,6 +1,7 @@
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openDirectoryStore } from './directory-store.ts';
 import { packageRoot } from './package-layout.ts';
 import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
 
@@ -50,82 +51,4 @@ export function nodeProjectFiles(root: string): ProjectFiles {
   };
 }
 
-/**
- * A {@link FileStore} backed by a directory: one host file per stored file.
- * Writes go to a temporary file that is fsynced and renamed over the target, and the
- * folder is fsynced, so a crash after `put` resolves never leaves a torn or missing file.
- */
-export async function openDirectoryStore(dir: string): Promise<FileStore> {
-  await mkdir(dir, { recursive: true });
-  const target = (path: string) => {
-    const full = resolve(dir, ...path.split('/'));
-    // Paths are normalized by the workspace already; this guards the host file system regardless.
-    if (!full.startsWith(dir + sep)) throw new Error(`[store] refusing path outside the store: ${JSON.stringify(path)}`);
-    return full;
-  };
-  return {
-    async load() {
-      const out: StoredFile[] = [];
-      const walk = async (folder: string): Promise<void> => {
-        for (const entry of await readdir(folder, { withFileTypes: true })) {
-          const full = join(folder, entry.name);
-          if (entry.isDirectory()) await walk(full);
-          else if (entry.isFile() && !entry.name.includes('.armature-tmp-')) {
-            const [data, info] = await Promise.all([readFile(full), stat(full)]);
-            out.push({ path: relative(dir, full).split(sep).join('/'), data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), mtime: Math.round(info.mtimeMs) });
-          }
-        }
-      };
-      await walk(dir);
-      return out.sort((a, b) => (a.path < b.path ? -1 : 1));
-    },
-    async put(file) {
-      const full = target(file.path);
-      await mkdir(dirname(full), { recursive: true });
-      const tmp = `${full}.armature-tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-      const handle = await open(tmp, 'w');
-      try {
-        await handle.writeFile(file.data);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await utimes(tmp, new Date(file.mtime), new Date(file.mtime));
-      await rename(tmp, full);
-      await syncDir(dirname(full));
-    },
-    async delete(path) {
-      const full = target(path);
-      await rm(full, { force: true });
-      await syncDir(dirname(full));
-      await pruneEmptyDirs(dirname(full), dir);
-    },
-    async close() {},
-  };
-}
-
-async function syncDir(path: string): Promise<void> {
-  try {
-    const handle = await open(path, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some file systems refuse fsync on directories; the rename is still atomic there.
-  }
-}
-
-async function pruneEmptyDirs(from: string, stopAt: string): Promise<void> {
-  let current = from;
-  while (current.startsWith(stopAt + sep)) {
-    try {
-      if ((await readdir(current)).length > 0) return;
-      await rmdir(current);
-    } catch {
-      return;
-    }
-    current = dirname(current);
-  }
-}
+export { openDirectoryStore, UnsafeStorePathError } from './directory-store.ts';

@@ -1,0 +1,73 @@
+// The Node directory store never follows a symbolic link planted in its folder.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openDirectoryStore } from './directory-store.ts';
+import { createWorkspace } from '../../upgrades/workspace/workspace.ts';
+import { createEventBus } from '../kernel/event-bus.ts';
+import { tempDir } from '../../test/helpers/temp-dir.ts';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+function plant() {
+  const store = tempDir('store');
+  const outside = tempDir('outside');
+  writeFileSync(join(outside, 'secret.txt'), 'outside secret');
+  mkdirSync(join(outside, 'dir'));
+  writeFileSync(join(outside, 'dir', 'inner.txt'), 'outside inner');
+  writeFileSync(join(store, 'ok.txt'), 'inside');
+  symlinkSync(join(outside, 'secret.txt'), join(store, 'link-file.txt'));
+  symlinkSync(join(outside, 'dir'), join(store, 'link-dir'));
+  return { store, outside };
+}
+
+test('a planted link to a file or a folder outside is never read', async () => {
+  const { store } = plant();
+  const s = await openDirectoryStore(store);
+  const files = await s.load();
+  assert.deepEqual(files.map((f) => f.path), ['ok.txt']);
+  assert.ok(!files.some((f) => new TextDecoder().decode(f.data).includes('outside')));
+});
+
+test('a write to a planted file link replaces the link inside; the outside file is unchanged', async () => {
+  const { store, outside } = plant();
+  const s = await openDirectoryStore(store);
+  await s.put({ path: 'link-file.txt', data: bytes('written'), mtime: Date.now() });
+  assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'outside secret');
+  assert.equal(readFileSync(join(store, 'link-file.txt'), 'utf8'), 'written');
+});
+
+test('a write or delete through a planted folder link is refused; nothing outside changes', async () => {
+  const { store, outside } = plant();
+  const s = await openDirectoryStore(store);
+  await assert.rejects(s.put({ path: 'link-dir/new.txt', data: bytes('x'), mtime: Date.now() }), (e: Error & { code: string }) => {
+    assert.equal(e.code, 'UNSAFE_STORE_PATH');
+    assert.match(e.message, /link-dir is a symbolic link/);
+    return true;
+  });
+  await assert.rejects(s.put({ path: 'link-dir/inner.txt', data: bytes('x'), mtime: Date.now() }), /symbolic link/);
+  await assert.rejects(s.delete('link-dir/inner.txt'), /symbolic link/);
+  assert.deepEqual(readdirSync(join(outside, 'dir')), ['inner.txt']);
+  assert.equal(readFileSync(join(outside, 'dir', 'inner.txt'), 'utf8'), 'outside inner');
+  // Deleting the file link removes the link only.
+  await s.delete('link-file.txt');
+  assert.equal(existsSync(join(store, 'link-file.txt')), false);
+  assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'outside secret');
+});
+
+test('a store folder that is itself a link is refused', async () => {
+  const { outside } = plant();
+  const parent = tempDir('parent');
+  symlinkSync(outside, join(parent, 'workspace'));
+  await assert.rejects(openDirectoryStore(join(parent, 'workspace')), /the store folder is a symbolic link/);
+});
+
+test('through the workspace: the write fails with PERSIST_FAILED, is rolled back, and other files are intact', async () => {
+  const { store, outside } = plant();
+  const ws = await createWorkspace({ store: await openDirectoryStore(store), bus: createEventBus() });
+  await assert.rejects(ws.write('link-dir/x.txt', 'payload'), (e: Error & { code: string }) => e.code === 'PERSIST_FAILED' && /symbolic link/.test(e.message));
+  assert.equal(ws.stat('link-dir/x.txt'), undefined);
+  assert.equal(ws.readText('ok.txt'), 'inside');
+  assert.equal(existsSync(join(outside, 'dir', 'x.txt')), false);
+});

@@ -1,0 +1,165 @@
+/**
+ * Node: a {@link FileStore} backed by a directory, one host file per stored file. It never follows
+ * a symbolic link: files are opened with `O_NOFOLLOW`, links met while loading are skipped, and
+ * before every write or delete each folder between the store's root and the file is checked to be
+ * a real folder (not a link) whose real path stays inside the root. A link planted in the data
+ * folder, to a file or a folder elsewhere, leads no read or write out of it.
+ */
+import { constants, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { ArmatureError } from '../kernel/errors.ts';
+import type { FileStore, StoredFile } from './platform.ts';
+
+/** `O_NOFOLLOW` where the platform has it (not on Windows, where links need privileges to make). */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** Marks files being written (renamed over their target once durable); never loaded. */
+const TMP_MARK = '.armature-tmp-';
+
+/** The store refused a path that goes through a symbolic link or leaves the store. */
+export class UnsafeStorePathError extends ArmatureError {
+  constructor(root: string, path: string, reason: string) {
+    super('UNSAFE_STORE_PATH', `[store] refusing ${JSON.stringify(path.slice(0, 200))} in ${root}: ${reason}`, {
+      details: { root, path: path.slice(0, 200) },
+      hint: 'Remove the symbolic link from the data folder; the store never follows links.',
+    });
+  }
+}
+
+/**
+ * Opens (creating if needed) the store at `dir`. Writes go to a temporary file that is fsynced and
+ * renamed over the target, and the folder is fsynced, so a crash after `put` resolves never leaves
+ * a torn or missing file. `dir` itself must be a real folder: a symbolic link there is refused too.
+ */
+export async function openDirectoryStore(dir: string): Promise<FileStore> {
+  await mkdir(dir, { recursive: true });
+  const top = await lstat(dir);
+  if (top.isSymbolicLink() || !top.isDirectory()) throw new UnsafeStorePathError(dir, '.', 'the store folder is a symbolic link or not a folder');
+  const root = await realpath(dir);
+
+  const target = (path: string) => {
+    const full = resolve(root, ...path.split('/'));
+    // Paths are normalized by the workspace already; this guards the host file system regardless.
+    if (!full.startsWith(root + sep)) throw new UnsafeStorePathError(root, path, 'it leaves the store');
+    return full;
+  };
+
+  /**
+   * Checks every folder from the root down to `full`'s parent: each must be a real folder, not a
+   * link. Missing ones are created when `create`, else the answer is false (nothing to reach).
+   */
+  const checkFolders = async (full: string, path: string, create: boolean): Promise<boolean> => {
+    const rel = relative(root, dirname(full));
+    let current = root;
+    for (const segment of rel ? rel.split(sep) : []) {
+      current = join(current, segment);
+      let info: Stats | undefined;
+      try {
+        info = await lstat(current);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        if (!create) return false;
+        await mkdir(current).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EEXIST') throw err;
+        });
+        info = await lstat(current);
+      }
+      if (info.isSymbolicLink()) throw new UnsafeStorePathError(root, path, `${relative(root, current)} is a symbolic link`);
+      if (!info.isDirectory()) throw new UnsafeStorePathError(root, path, `${relative(root, current)} is not a folder`);
+    }
+    // Belt and braces: whatever the checks above missed (a race), the real path must be inside.
+    const real = await realpath(dirname(full));
+    if (real !== root && !real.startsWith(root + sep)) throw new UnsafeStorePathError(root, path, 'its folder resolves outside the store');
+    return true;
+  };
+
+  return {
+    async load() {
+      const out: StoredFile[] = [];
+      const walk = async (folder: string): Promise<void> => {
+        for (const entry of await readdir(folder, { withFileTypes: true })) {
+          const full = join(folder, entry.name);
+          // Dirent types come from the entry itself: a link is neither a folder nor a file here.
+          if (entry.isDirectory()) await walk(full);
+          else if (entry.isFile() && !entry.name.includes(TMP_MARK)) {
+            const file = await readNoFollow(full);
+            if (file) out.push({ path: relative(root, full).split(sep).join('/'), ...file });
+          }
+        }
+      };
+      await walk(root);
+      return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+    },
+    async put(file) {
+      const full = target(file.path);
+      await checkFolders(full, file.path, true);
+      const tmp = `${full}${TMP_MARK}${process.pid}-${Math.random().toString(36).slice(2)}`;
+      // O_EXCL | O_NOFOLLOW: a fresh file of our own, never an existing one or a link's target.
+      const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
+      try {
+        await handle.writeFile(file.data);
+        await handle.utimes(new Date(file.mtime), new Date(file.mtime));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      // rename replaces a link at `full` itself; it never writes through it.
+      await rename(tmp, full);
+      await syncDir(dirname(full));
+    },
+    async delete(path) {
+      const full = target(path);
+      if (!(await checkFolders(full, path, false))) return;
+      // rm of a link removes the link, not what it points to.
+      await rm(full, { force: true });
+      await syncDir(dirname(full));
+      await pruneEmptyDirs(dirname(full), root);
+    },
+    async close() {},
+  };
+}
+
+/** Contents and mtime of the regular file at `full`, or undefined if it is (now) a link or not a file. */
+async function readNoFollow(full: string): Promise<{ data: Uint8Array; mtime: number } | undefined> {
+  let handle;
+  try {
+    handle = await open(full, constants.O_RDONLY | NOFOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP' || (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return undefined;
+    const data = await handle.readFile();
+    return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), mtime: Math.round(info.mtimeMs) };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncDir(path: string): Promise<void> {
+  try {
+    const handle = await open(path, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems refuse fsync on directories; the rename is still atomic there.
+  }
+}
+
+async function pruneEmptyDirs(from: string, stopAt: string): Promise<void> {
+  let current = from;
+  while (current.startsWith(stopAt + sep)) {
+    try {
+      if ((await lstat(current)).isSymbolicLink() || (await readdir(current)).length > 0) return;
+      await rmdir(current);
+    } catch {
+      return;
+    }
+    current = dirname(current);
+  }
+}

@@ -23,3 +23,20 @@ export function quote(value: unknown, max = QUOTE_CHARS): string {
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
+
+/** Longest name (tool, instance id, namespace, capability) accepted anywhere, in characters. */
+export const MAX_NAME_LENGTH = 128;
+
+/**
+ * Why `value` cannot be a name of this kind, or `undefined` when it can: a non-empty string of at
+ * most {@link MAX_NAME_LENGTH} characters without control characters. Checked before any costly
+ * work (a lookup, a suggestion search, an event), so a 10 MB name costs nothing.
+ */
+export function nameProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return `it is ${quote(value)}, not a string`;
+  if (value.length === 0) return 'it is empty';
+  if (value.length > MAX_NAME_LENGTH) return `names have at most ${MAX_NAME_LENGTH} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'it holds control characters';
+  return undefined;
+}

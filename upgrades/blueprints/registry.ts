@@ -1,3 +1,4 @@
+import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { closest } from '../../src/kernel/suggest.ts';
 import type { ProjectFiles } from '../../src/platform/platform.ts';
@@ -38,7 +39,7 @@ export function createBlueprintRegistry(blueprints: readonly Blueprint[]): Bluep
       const bp = byId.get(id) ?? byId.get(id.toUpperCase().replace(/^0X/, '0x'));
       if (bp) return bp;
       const near = closest(id, byId.keys());
-      throw new ArmatureError('BLUEPRINT_NOT_FOUND', `[blueprints] no blueprint ${JSON.stringify(id)}${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`, {
+      throw new ArmatureError('BLUEPRINT_NOT_FOUND', `[blueprints] no blueprint ${quote(id)}${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`, {
         hint: 'List the blueprints with list_blueprints.',
       });
     },

@@ -6,6 +6,8 @@
  *   (KeyboardInterrupt included) and describes it with the user's frames only.
  */
 
+import { MAX_NAME_LENGTH } from '../../src/kernel/bounded.ts';
+
 /** Status words of a tool answer (shared with the host). */
 export const TOOL_STATUS = { ok: 0, toolError: 1, interrupted: 2, bridgeError: 3 } as const;
 
@@ -68,9 +70,15 @@ def _mark_bigints(v):
     return v
 
 
+_MAX_NAME = ${MAX_NAME_LENGTH}
+
+
 def _encode_args(name, args):
     if not isinstance(name, str) or not name:
-        raise TypeError(f"call_tool: the tool name must be a non-empty str, got {name!r}")
+        raise TypeError(f"call_tool: the tool name must be a non-empty str, got {type(name).__name__}")
+    if len(name) > _MAX_NAME:
+        # Refused here, before megabytes cross to the host (which refuses them too).
+        raise ToolError(name[:40] + "...", "INVALID_TOOL_NAME", f"tool names have at most {_MAX_NAME} characters; this one has {len(name)}", "Tool names are snake_case words such as 'read_file'.")
     if args is None:
         return "{}"
     if not isinstance(args, dict):
@@ -123,6 +131,8 @@ def _finish(name, answer):
 def _instance(instance_id):
     if instance_id is not None and not isinstance(instance_id, str):
         raise TypeError(f"instance_id must be a str, got {type(instance_id).__name__}")
+    if instance_id is not None and len(instance_id) > _MAX_NAME:
+        raise ValueError(f"instance_id has at most {_MAX_NAME} characters; this one has {len(instance_id)}")
     return instance_id
 
 

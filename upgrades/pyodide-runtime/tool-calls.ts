@@ -4,6 +4,7 @@
  * `tool-result` message otherwise), sends long lists in parts, and reports each answered call.
  */
 import { toAnswer } from '../../src/bridge/marshal.ts';
+import { MAX_NAME_LENGTH } from '../../src/kernel/bounded.ts';
 import type { RequestPoller } from '../../src/bridge/request-poller.ts';
 import type { SlotRequest, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
 import { parseToolJson } from '../../src/bridge/tool-request.ts';
@@ -54,7 +55,9 @@ export class ToolCallAnswerer {
     const t0 = performance.now();
     let status: number = TOOL_STATUS.ok;
     let payload: Uint8Array;
-    const scope: ToolCallScope = { runtime: this.runtime, tool: msg.name, done: false };
+    // Reported (events, warnings) but never whole when huge: the ToolRunner refuses such a name.
+    const shown = msg.name.length > MAX_NAME_LENGTH ? `${msg.name.slice(0, MAX_NAME_LENGTH)}…` : msg.name;
+    const scope: ToolCallScope = { runtime: this.runtime, tool: shown, done: false };
     try {
       const handler = this.handler;
       const pending = handler ? runInToolScope(scope, () => handler(msg.name, msg.args, msg.instance)) : undefined;
@@ -71,7 +74,7 @@ export class ToolCallAnswerer {
           payload = toAnswer(status, r.value, transport === 'shared-memory' && !target.dead ? target.bridge?.host.answerTarget() : undefined);
         } catch (e) {
           status = TOOL_STATUS.bridgeError;
-          payload = unsendable(msg.name, e);
+          payload = unsendable(shown, e);
         }
       } else {
         status = TOOL_STATUS.toolError;
@@ -82,7 +85,7 @@ export class ToolCallAnswerer {
       payload = toAnswer(status, { code: 'BRIDGE_FAILED', message: String((e as Error).message ?? e) });
     }
     if (target.dead) return;
-    const call: BridgeCall = { name: msg.name, argBytes: msg.argBytes ?? 0, resultBytes: payload.byteLength, durationMs: performance.now() - t0, ok: status === TOOL_STATUS.ok };
+    const call: BridgeCall = { name: shown, argBytes: msg.argBytes ?? 0, resultBytes: payload.byteLength, durationMs: performance.now() - t0, ok: status === TOOL_STATUS.ok };
     if (transport === 'shared-memory' && target.bridge) {
       // Python usually calls again right away: watch the request slot instead of waiting to be
       // woken. Before answering, so the worker already sees the host watching when it asks again.

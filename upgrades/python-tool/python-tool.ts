@@ -1,3 +1,4 @@
+import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
@@ -239,7 +240,7 @@ export function createPythonTool(options: PythonToolOptions) {
       const groups = groupByNamespace(skillScope(declarations()));
       const list = groups.get(namespace);
       if (!list) {
-        throw new ArmatureError('SKILL_NOT_FOUND', `[read_skill] no skill "${namespace}"; skills: ${[...groups.keys()].join(', ')}`, {
+        throw new ArmatureError('SKILL_NOT_FOUND', `[read_skill] no skill ${quote(namespace)}; skills: ${[...groups.keys()].join(', ')}`, {
           hint: 'List the skills with list_skills.',
         });
       }

@@ -169,3 +169,30 @@ test('a tool group registered several times is addressed by instance; ambiguity 
   const wrong = await runner.executeTool('single', {}, { instance: 'x' });
   assert.match(!wrong.ok ? wrong.error.message : '', /single has no instance "x" \(it has a single, unnamed registration\)/);
 });
+
+test('a huge tool name or instance id is refused at once, and never echoed whole', async () => {
+  const events: { type: string; payload: { name: string } }[] = [];
+  const runner = createToolRunner({ bus: { emit: (type: string, payload: unknown) => events.push({ type, payload: payload as { name: string } }) } as never, persona: { id: 'p', name: 'P', description: 'd', upgrades: ['ToolRunner'], tools: ['*'], skills: [] } });
+  runner.registerTools(
+    Array.from({ length: 30 }, (_, i) => ({ name: `tool_number_${i}`, description: 'd', inputSchema: { type: 'object' }, module: 'M', pythonCallable: true })),
+    () => 'ran',
+  );
+  const huge = 'x'.repeat(10 * 1024 * 1024);
+  const t0 = performance.now();
+  const r = await runner.executeTool(huge, {});
+  assert.ok(performance.now() - t0 < 500, 'answered without a quadratic search');
+  assert.equal(!r.ok && r.error.code, 'INVALID_TOOL_NAME');
+  assert.ok(!r.ok && r.error.message.length < 400, 'the message quotes a preview');
+  assert.match(!r.ok ? r.error.message : '', /10485760 characters/);
+  assert.ok(events.every((e) => e.payload.name.length <= 129), 'events carry a bounded name');
+  const bad = await runner.executeTool('tool_number_1', {}, { instance: 'i'.repeat(1_000_000) });
+  assert.equal(!bad.ok && bad.error.code, 'INVALID_INSTANCE');
+  assert.ok(!bad.ok && bad.error.message.length < 400);
+  for (const odd of ['', 'a\nb', 42, null]) {
+    const x = await runner.executeTool(odd as string, {});
+    assert.equal(!x.ok && x.error.code, 'INVALID_TOOL_NAME', JSON.stringify(odd));
+  }
+  // A near miss still gets its suggestion.
+  const near = await runner.executeTool('tool_numbr_1', {});
+  assert.match(!near.ok ? near.error.message : '', /did you mean "tool_number_1"/);
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_NAME_LENGTH, nameProblem, quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import { formatJsonPath, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
@@ -62,7 +63,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     if (instance !== undefined) {
       const r = all.get(instance);
       if (r) return r;
-      return fail('UNKNOWN_INSTANCE', `[executeTool] ${name} has no instance ${JSON.stringify(instance)}${ids.length ? ` (instances: ${ids.join(', ')})` : ' (it has a single, unnamed registration)'}`,
+      return fail('UNKNOWN_INSTANCE', `[executeTool] ${name} has no instance ${quote(instance)}${ids.length ? ` (instances: ${ids.join(', ')})` : ' (it has a single, unnamed registration)'}`,
         ids.length ? `Pass instance_id as one of: ${ids.join(', ')}.` : 'Leave instance_id out.', { name, instance, instances: ids });
     }
     if (all.size === 1) return all.values().next().value!;
@@ -83,6 +84,17 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
   };
 
   async function run(name: string, args: unknown, opts: ExecuteOptions, callId: string): Promise<Outcome> {
+    // Names are checked before any lookup or suggestion search: an agent can send anything.
+    const badName = nameProblem(name);
+    if (badName) {
+      return fail('INVALID_TOOL_NAME', `[executeTool] invalid tool name ${quote(name)}: ${badName}`, 'Tool names are snake_case words such as "read_file".', {
+        length: typeof name === 'string' ? name.length : undefined,
+      });
+    }
+    if (opts.instance !== undefined) {
+      const badInstance = nameProblem(opts.instance);
+      if (badInstance) return fail('INVALID_INSTANCE', `[executeTool] invalid instance id ${quote(opts.instance)} for ${name}: ${badInstance}`, 'Leave instance_id out, or pass one of the tool\'s instance ids.');
+    }
     const picked = pick(name, opts.instance);
     if (picked && 'ok' in picked) return picked;
     const tool = picked;
@@ -186,7 +198,9 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       const callId = `call-${++callCounter}`;
       const caller = opts.caller ?? 'agent';
       const t0 = performance.now();
-      bus.emit('tool:started', { callId, name, caller });
+      // Events carry the name as asked, but never a huge one whole.
+      const shown = typeof name !== 'string' ? String(quote(name)) : name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
+      bus.emit('tool:started', { callId, name: shown, caller });
       let result: Outcome;
       try {
         result = await run(name, args, opts, callId);
@@ -206,7 +220,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       }
       bus.emit(
         'tool:finished',
-        result.ok ? { callId, name, caller, ok: true, durationMs } : { callId, name, caller, ok: false, durationMs, error: result.error },
+        result.ok ? { callId, name: shown, caller, ok: true, durationMs } : { callId, name: shown, caller, ok: false, durationMs, error: result.error },
       );
       return { ...result, durationMs } as ToolResult<T>;
     },

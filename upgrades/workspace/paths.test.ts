@@ -21,7 +21,7 @@ test('escapes, absolute host paths, NUL bytes and empty paths are rejected with 
     ['', /the path names no file/],
     ['./.', /the path names no file/],
     [42, /a path must be a string/],
-    ['x'.repeat(2000), /longer than 1024 characters/],
+    ['x'.repeat(2000), /it is 2000 characters long; paths have at most 1024/],
   ];
   for (const [input, message] of cases) {
     assert.throws(
@@ -30,4 +30,14 @@ test('escapes, absolute host paths, NUL bytes and empty paths are rejected with 
       `for ${JSON.stringify(input)}`,
     );
   }
+});
+
+test('a huge path is refused by its length first, and quoted only in part', () => {
+  const huge = `${'a/'.repeat(3_000_000)}\0x`;
+  assert.throws(() => normalizePath(huge), (e: InvalidPathError) => {
+    assert.match(e.message, /it is 6000002 characters long; paths have at most 1024/);
+    assert.ok(e.message.length < 500);
+    assert.ok(JSON.stringify(e.details).length < 500);
+    return true;
+  });
 });

@@ -1,3 +1,4 @@
+import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 
 /** Longest accepted workspace path, in characters. */
@@ -6,8 +7,9 @@ export const MAX_PATH_LENGTH = 1024;
 /** A path that cannot name a workspace file. */
 export class InvalidPathError extends ArmatureError {
   constructor(path: unknown, reason: string) {
-    super('INVALID_PATH', `[workspace] invalid path ${JSON.stringify(path)}: ${reason}`, {
-      details: { path },
+    // Quoted and kept bounded: a path from an agent may be megabytes long.
+    super('INVALID_PATH', `[workspace] invalid path ${quote(path, 200)}: ${reason}`, {
+      details: { path: typeof path === 'string' ? path.slice(0, 200) : quote(path) },
       hint: 'Use a relative path inside the workspace, e.g. "data/report.csv".',
     });
   }
@@ -21,8 +23,8 @@ export class InvalidPathError extends ArmatureError {
  */
 export function normalizePath(path: unknown): string {
   if (typeof path !== 'string') throw new InvalidPathError(path, 'a path must be a string');
+  if (path.length > MAX_PATH_LENGTH) throw new InvalidPathError(path, `it is ${path.length} characters long; paths have at most ${MAX_PATH_LENGTH}`);
   if (path.includes('\0')) throw new InvalidPathError(path, 'NUL bytes are not allowed in paths');
-  if (path.length > MAX_PATH_LENGTH) throw new InvalidPathError(path.slice(0, 40) + '…', `longer than ${MAX_PATH_LENGTH} characters`);
   const slashed = path.replace(/\\/g, '/');
   if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) {
     throw new InvalidPathError(path, 'absolute host paths are not allowed; paths are relative to the workspace root');

@@ -1,11 +1,33 @@
 import { z } from 'zod';
 import { ManifestError } from './errors.ts';
+import { McpServersSchema, TOOL_NAMESPACE } from './mcp-servers.ts';
 
 const upgradeId = z
   .string()
   .regex(/^[A-Z][A-Za-z0-9]*$/, 'an upgrade id in PascalCase, e.g. "ToolRunner"');
 const blueprintId = z.string().regex(/^0x[0-9A-F]{6}$/, 'a blueprint id: 0x and six upper-case hex digits, e.g. "0x000031"');
 const toolName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a tool name in snake_case, e.g. "read_file"');
+
+/**
+ * Names of tools registered at run time under a namespace (MCP servers): `<namespace>.<tool>`, the
+ * namespace in snake_case and the tool's own name after the dot as its server spells it (letters,
+ * digits, `_`, `-`, `.`), at most 128 characters in all. Manifest tools keep plain snake_case
+ * names, so the two kinds never collide.
+ */
+export const NAMESPACED_TOOL_NAME = /^(?=.{3,128}$)[a-z][a-z0-9_]*\.[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/** Whether `name` is a valid tool name: snake_case (manifests) or `<namespace>.<tool>`. */
+export function isValidToolName(name: string): boolean {
+  return /^[a-z][a-z0-9_]*$/.test(name) || NAMESPACED_TOOL_NAME.test(name);
+}
+
+/** A persona allow-list entry: `*`, a tool name, `<namespace>.*` or `<namespace>.<tool>`. */
+const allowEntry = z.union([
+  z.literal('*'),
+  toolName,
+  z.string().regex(/^[a-z][a-z0-9_]*\.\*$/),
+  z.string().regex(NAMESPACED_TOOL_NAME),
+], { error: 'a tool name in snake_case ("read_file"), "*", "<namespace>.*" ("memory.*") or "<namespace>.<tool>" ("memory.read_graph")' });
 
 /** One entry of `modules/upgrades.json`. */
 export const UpgradeEntrySchema = z.strictObject({
@@ -30,16 +52,30 @@ export const PersonaSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().min(1),
   upgrades: z.array(upgradeId).min(1),
-  /** Tool names the persona may call; `"*"` allows every tool its upgrades declare. */
-  tools: z.array(z.union([z.literal('*'), toolName])),
+  /**
+   * Tools the persona may call: names, `"*"` for every tool, `"<namespace>.*"` for every tool of a
+   * namespace (an MCP server's), `"<namespace>.<tool>"` for one of them.
+   */
+  tools: z.array(allowEntry),
   /** Skill namespaces the agent is told about. Default: none. */
   skills: z.array(z.string().min(1)).default([]),
+  /** MCP servers whose tools this persona gets (needs the McpClient upgrade). Default: none. */
+  mcpServers: McpServersSchema.optional(),
 });
 
 /** A JSON Schema object, as tools declare their input. Checked further when the tool registers. */
 const JsonSchemaObject = z
   .looseObject({ type: z.literal('object') })
   .describe('a JSON Schema with "type": "object"');
+
+/** MCP tool annotations: hints about a tool's behaviour. */
+export const ToolAnnotationsSchema = z.strictObject({
+  title: z.string().optional(),
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
 
 /** One tool declaration in `modules/tools-read.json` or `modules/tools-write.json`. */
 export const ToolDeclarationSchema = z.strictObject({
@@ -52,6 +88,18 @@ export const ToolDeclarationSchema = z.strictObject({
   pythonCallable: z.boolean().default(true),
   /** Per-call timeout for this tool in ms. Default: the ToolRunner's (30 s). */
   timeoutMs: z.number().int().positive().optional(),
+  /** Shape of the tool's value, when it is known (MCP `outputSchema`). Default: none. */
+  outputSchema: JsonSchemaObject.optional(),
+  /**
+   * Behaviour hints. Default: derived from the manifest file — `readOnlyHint: true` in
+   * tools-read.json; `readOnlyHint: false, destructiveHint: true` in tools-write.json.
+   */
+  annotations: ToolAnnotationsSchema.optional(),
+  /**
+   * Python namespace (`from tools.<namespace> import ...`). Set for tools registered at run time
+   * under a namespace, whose names are `<namespace>.<tool>`. Default: from the module id.
+   */
+  namespace: z.string().regex(TOOL_NAMESPACE, 'a namespace in snake_case').optional(),
 });
 
 /** A tool manifest file. */

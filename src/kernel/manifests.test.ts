@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManifestError } from './errors.ts';
-import { findPersona, readManifests } from './manifests.ts';
+import { findPersona, parseMcpConfig, readManifests } from './manifests.ts';
 import { memoryProject } from '../../test/helpers/memory-platform.ts';
 
 const upgrades = {
@@ -92,4 +92,35 @@ test('persona id must match its file name, and a default persona must exist', as
 test('an unknown persona lists the ones that exist', async () => {
   const m = await readManifests(files());
   assert.throws(() => findPersona(m, 'defualt'), /no persona "defualt" \(did you mean "default"\?\)\. Personas: default/);
+});
+
+test('annotations come from the manifest a tool is in; a tool’s own annotations win', async () => {
+  const m = await readManifests(
+    files({ 'modules/tools-write.json': [{ ...tool, name: 'write_file' }, { ...tool, name: 'make_dir', annotations: { destructiveHint: false, idempotentHint: true } }] }),
+  );
+  assert.deepEqual(m.tools.get('read_file')!.annotations, { readOnlyHint: true });
+  assert.deepEqual(m.tools.get('write_file')!.annotations, { readOnlyHint: false, destructiveHint: true });
+  assert.deepEqual(m.tools.get('make_dir')!.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+});
+
+test('personas may allow namespaced tools and list MCP servers; bad entries are named', async () => {
+  const ok = await readManifests(
+    files({ 'modules/personas/default.json': { ...persona, tools: ['read_file', 'memory.*', 'files.read_text_file'], mcpServers: { memory: { command: 'node', args: ['m.js'] }, files: { url: 'http://127.0.0.1:3001/mcp' } } } }),
+  );
+  const p = ok.personas.get('default')!;
+  assert.deepEqual(p.tools, ['read_file', 'memory.*', 'files.read_text_file']);
+  assert.deepEqual(p.mcpServers!.memory, { command: 'node', args: ['m.js'], env: {} });
+  assert.deepEqual(p.mcpServers!.files, { url: 'http://127.0.0.1:3001/mcp', headers: {} });
+  const e = await manifestError({ 'modules/personas/default.json': { ...persona, tools: ['memory.**'], mcpServers: { 'bad name': { command: 'x' }, web: { url: 'ftp://x' }, both: { comand: 'x' } } } });
+  assert.match(e.message, /at \$\.tools\[0\]: a tool name in snake_case \("read_file"\), "\*", "<namespace>\.\*"/);
+  assert.match(e.message, /at \$\.mcpServers\["bad name"\]: a server name: letters, digits, _ and -/);
+  assert.match(e.message, /at \$\.mcpServers\.web\.url: an http\(s\) URL/);
+  assert.match(e.message, /at \$\.mcpServers\.both: a server is either \{ "command", "args"\?, "env"\? \} \(stdio\) or \{ "url", "headers"\? \} \(HTTP\)/);
+});
+
+test('an --mcp-config file is read in the format other MCP clients use', () => {
+  const servers = parseMcpConfig('mcp.json', JSON.stringify({ mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: 'm.jsonl' } } }, globalShortcut: 'x' }));
+  assert.deepEqual(servers.memory, { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: 'm.jsonl' } });
+  assert.throws(() => parseMcpConfig('mcp.json', '{"servers": {}}'), (e: unknown) => e instanceof ManifestError && /mcp\.json: at \$\.mcpServers: Invalid input/.test(e.message));
+  assert.throws(() => parseMcpConfig('mcp.json', '{'), /mcp\.json: not valid JSON/);
 });

@@ -1,4 +1,5 @@
 import { ArmatureError, ManifestError } from './errors.ts';
+import { McpConfigFileSchema, type McpServers } from './mcp-servers.ts';
 import {
   PersonaSchema,
   ToolManifestSchema,
@@ -13,6 +14,12 @@ import { closest } from './suggest.ts';
 
 /** Tool manifest files, in the order they are read. */
 export const TOOL_MANIFESTS = ['modules/tools-read.json', 'modules/tools-write.json'] as const;
+
+/** Annotations a tool gets from the manifest it is declared in (its own `annotations` win). */
+const FILE_ANNOTATIONS: Record<string, ToolDeclaration['annotations']> = {
+  'modules/tools-read.json': { readOnlyHint: true },
+  'modules/tools-write.json': { readOnlyHint: false, destructiveHint: true },
+};
 
 /** A tool declaration and the manifest file it came from. */
 export interface DeclaredTool extends ToolDeclaration {
@@ -55,7 +62,7 @@ export async function readManifests(project: ProjectFiles): Promise<Manifests> {
       if (prior) throw new ManifestError(file, `at $[${i}].name: tool ${t.name} is already declared in ${prior.file}`);
       if (!upgrades.has(t.module))
         throw new ManifestError(file, `at $[${i}].module: tool ${t.name} names module ${t.module}, which is not in ${registryFile}${hint(t.module, upgrades.keys())}`);
-      tools.set(t.name, { ...t, file });
+      tools.set(t.name, { ...t, annotations: { ...FILE_ANNOTATIONS[file], ...t.annotations }, file });
     });
   }
 
@@ -68,7 +75,8 @@ export async function readManifests(project: ProjectFiles): Promise<Manifests> {
       if (!upgrades.has(u)) throw new ManifestError(file, `at $.upgrades[${i}]: unknown upgrade ${u}${hint(u, upgrades.keys())}`);
     });
     persona.tools.forEach((t, i) => {
-      if (t !== '*' && !tools.has(t)) throw new ManifestError(file, `at $.tools[${i}]: unknown tool ${t}${hint(t, tools.keys())}`);
+      // Namespaced entries name tools registered at run time (MCP servers): unknown until then.
+      if (t !== '*' && !t.includes('.') && !tools.has(t)) throw new ManifestError(file, `at $.tools[${i}]: unknown tool ${t}${hint(t, tools.keys())}`);
     });
     personas.set(persona.id, persona);
   }
@@ -85,6 +93,14 @@ export function findPersona(manifests: Manifests, id: string): Persona {
     `[boot] no persona "${id}"${hint(id, manifests.personas.keys())}. Personas: ${[...manifests.personas.keys()].join(', ')} (modules/personas/<id>.json)`,
     { details: { persona: id } },
   );
+}
+
+/**
+ * Parses an `--mcp-config` file (`{ "mcpServers": { ... } }`). Throws a {@link ManifestError}
+ * naming the file, the JSON path of each problem and what was expected there.
+ */
+export function parseMcpConfig(file: string, text: string): McpServers {
+  return parseManifest(file, text, McpConfigFileSchema).mcpServers;
 }
 
 async function readOrThrow(project: ProjectFiles, file: string): Promise<string> {

@@ -37,6 +37,16 @@ export interface ExecuteOptions {
   timeoutMs?: number;
   /** Which registration of a tool registered several times (`registerTools(..., { instance })`). Default: the only one. */
   instance?: string;
+  /**
+   * Id of this call in events and in the handler's `call.callId` (e.g. to follow a Python run's
+   * output, whose runId it becomes). Default: a generated `call-N`.
+   */
+  callId?: string;
+  /**
+   * Cancels the call: it answers `CANCELLED` at once and the handler's `call.signal` aborts (Python
+   * is interrupted, an MCP server is told). Default: none.
+   */
+  signal?: AbortSignal;
 }
 
 /** Per-tool statistics. */
@@ -54,7 +64,9 @@ export interface ToolRunnerApi {
   /**
    * Registers tools implemented by `executor`. The disposable unregisters them. A tool group can
    * be registered several times, each with its own `instance` id (e.g. two databases); callers
-   * then pick one with `instance` (Python: `instance_id=`).
+   * then pick one with `instance` (Python: `instance_id=`). Names are snake_case, or
+   * `<namespace>.<tool>` for tools registered under a namespace (its `namespace` field);
+   * anything else throws `INVALID_TOOL_NAME`.
    */
   registerTools(declarations: readonly ToolDeclaration[], executor: ToolExecutor, options?: { instance?: string }): Disposable;
   /** Runs a tool. Never throws. */

@@ -38,7 +38,7 @@ export class RunExecutor {
   }
 
   /** Runs `code` on a started worker; emits `python:started` and `python:finished`. */
-  async run(l: WorkerSession, code: string, runId: string, timeoutMs: number): Promise<ExecuteResult> {
+  async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal): Promise<ExecuteResult> {
     const { o, supervisor } = this;
     const id = nextId('run');
     const out = l.output.track(id);
@@ -79,7 +79,9 @@ export class RunExecutor {
       timedOut = true;
       signal();
     }, timeoutMs);
+    abort?.addEventListener('abort', signal, { once: true });
     const res = await l.request<ExecuteValue>({ type: 'execute', id, runId, code });
+    abort?.removeEventListener('abort', signal);
     clearTimeout(timeout);
     stopSignals();
     // The interrupt worked: the prepared replacement is not needed.

@@ -43,6 +43,11 @@ export interface ExecuteOptions {
   timeoutMs?: number;
   /** Id that tags this run's output events. Default: generated. */
   runId?: string;
+  /**
+   * Interrupts this run when aborted (a run still waiting for its turn does not start). Other
+   * runs are never touched. Default: none.
+   */
+  signal?: AbortSignal;
 }
 
 /** Outcome of a run: never thrown. */

@@ -155,7 +155,10 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
           for (let attempt = 0; attempt < 2 && !supervisor.disposed; attempt++) {
             try {
               const l = await supervisor.ensureLive();
-              if (!l.dead) return await runs.run(l, code, runId, timeoutMs);
+              if (opts.signal?.aborted) {
+                return runs.errorResult(runId, { type: 'KeyboardInterrupt', message: 'cancelled before it started', traceback: '' }, t0, undefined, 'The run was cancelled by its caller; nothing ran.');
+              }
+              if (!l.dead) return await runs.run(l, code, runId, timeoutMs, opts.signal);
               why = { type: 'RuntimeNotReady', message: 'the Python worker stopped before the run could start', traceback: '' };
             } catch (e) {
               why = notReady(e);

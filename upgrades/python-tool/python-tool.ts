@@ -5,7 +5,8 @@ import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas
 import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
-import { generatePythonModule, generateSkillDoc, generateSkillIndex, generateSystemPrompt, groupByNamespace, namespaceOf } from './codegen.ts';
+import { generatePythonModule, generateSkillDoc, generateSkillIndex, groupByNamespace, namespaceOfTool } from './codegen.ts';
+import { planPrompt, type PromptPlan, type PromptStats } from './prompt.ts';
 
 /** Statistics for the widget. */
 export interface PythonToolStats {
@@ -42,6 +43,8 @@ export interface ExecutePythonArgs {
   timeout_ms?: number;
   /** Tags the run's output events (the console follows its own run). Not part of the tool schema. */
   runId?: string;
+  /** Interrupts the run when aborted (a cancelled tool call). Not part of the tool schema. */
+  signal?: AbortSignal;
 }
 
 /** What `execute_python` returns on success (failures become `{ ok: false, error, hint }`). */
@@ -63,8 +66,10 @@ export interface PythonToolApi {
   getSkillIndex(): string;
   /** The system-prompt fragment for `persona` (default: the booted one). */
   getSystemPrompt(persona?: Persona): string;
-  /** Size of the prompt fragment against the JSON schemas of the same tools, in characters. */
-  getPromptStats(persona?: Persona): { promptChars: number; schemaChars: number; ratio: number };
+  /** Size of the prompt fragment against the JSON schemas of the tools it covers, in characters. */
+  getPromptStats(persona?: Persona): PromptStats;
+  /** The fragment, its mode and which tools the model needs as native declarations next to it. */
+  getPromptPlan(persona?: Persona): PromptPlan;
   /** The runtime's state (packages, status, transport), for widgets. */
   getRuntimeState(): ReturnType<PyodideRuntimeApi['getState']>;
   /** Tools this upgrade provides and the namespaces usable from Python. */
@@ -90,15 +95,17 @@ export function createPythonTool(options: PythonToolOptions) {
   const pythonDeclarations = () => declarations().filter((d) => d.pythonCallable);
   /**
    * The tools a persona's skill documents cover: its allowed tools in the namespaces it lists in
-   * `skills` (all of them when the list is empty). Tools outside stay callable, only unadvertised.
+   * `skills` (all of them when the list is empty), and always those of namespaces registered at
+   * run time (MCP servers the persona or the command line asked for). Tools outside stay
+   * callable, only unadvertised.
    */
   const skillScope = (list: ToolDeclaration[], p: Persona = persona) =>
-    p.skills.length ? list.filter((d) => p.skills.includes(namespaceOf(d.module))) : list;
+    p.skills.length ? list.filter((d) => d.namespace !== undefined || p.skills.includes(namespaceOfTool(d))) : list;
 
   /** Keeps the generated `tools.*` modules in step with the registered tools. */
   async function syncModules(): Promise<void> {
     const decls = pythonDeclarations();
-    const key = JSON.stringify(decls.map((d) => [d.name, d.module, d.inputSchema, d.description, runner.getToolInstances(d.name)]));
+    const key = JSON.stringify(decls.map((d) => [d.name, d.module, d.namespace, d.inputSchema, d.description, runner.getToolInstances(d.name)]));
     if (key === modulesKey) return;
     modulesKey = key;
     const files = [{ path: 'tools/__init__.py', source: '"""Armature tools by namespace: from tools.workspace import read_file."""\n' }];
@@ -212,6 +219,7 @@ export function createPythonTool(options: PythonToolOptions) {
       const result = await runtime.execute(args.code, {
         ...(args.timeout_ms === undefined ? {} : { timeoutMs: args.timeout_ms }),
         ...(args.runId === undefined ? {} : { runId: args.runId }),
+        ...(args.signal === undefined ? {} : { signal: args.signal }),
       });
       if (args.sync_workspace) {
         try {
@@ -249,7 +257,9 @@ export function createPythonTool(options: PythonToolOptions) {
 
     getSkillIndex: () => generateSkillIndex(skillScope(pythonDeclarations())),
 
-    getSystemPrompt: (p = persona) => generateSystemPrompt({ tools: skillScope(declarations(p), p), personaName: p.name }),
+    getSystemPrompt: (p = persona) => api.getPromptPlan(p).text,
+
+    getPromptPlan: (p = persona) => planPrompt({ tools: skillScope(declarations(p), p), personaName: p.name }),
 
     getRuntimeState: () => runtime.getState(),
 
@@ -262,18 +272,16 @@ export function createPythonTool(options: PythonToolOptions) {
 
     interrupt: () => runtime.interrupt(),
 
-    getPromptStats(p = persona) {
-      const promptChars = api.getSystemPrompt(p).length;
-      const schemaChars = JSON.stringify(skillScope(declarations(p), p).map((d: ToolDeclaration) => ({ name: d.name, description: d.description, input_schema: d.inputSchema }))).length;
-      return { promptChars, schemaChars, ratio: schemaChars ? promptChars / schemaChars : 0 };
-    },
+    getPromptStats: (p = persona) => api.getPromptPlan(p).stats,
   };
 
   /** Tool handlers; a Python error becomes `{ ok: false, error: { code: <Python type> }, hint }`. */
   const tools = {
-    execute_python: async (args: Record<string, unknown>) => {
+    execute_python: async (args: Record<string, unknown>, call: ToolCallContext) => {
       const { runId: _ignored, ...fromAgent } = args as unknown as ExecutePythonArgs;
-      const r = await api.executePython(fromAgent);
+      // The call's id tags the run's output, so a caller that chose it (the MCP server) can
+      // stream that run's output; cancelling or timing out the call interrupts the run.
+      const r = await api.executePython({ ...fromAgent, runId: call.callId, signal: call.signal });
       if (!r.ok) {
         throw new ArmatureError(r.error.type, `${r.error.type}: ${r.error.message}`, {
           details: { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime, line: r.error.line, column: r.error.column },

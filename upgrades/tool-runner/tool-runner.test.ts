@@ -196,3 +196,49 @@ test('a huge tool name or instance id is refused at once, and never echoed whole
   const near = await runner.executeTool('tool_numbr_1', {});
   assert.match(!near.ok ? near.error.message : '', /did you mean "tool_number_1"/);
 });
+
+test('namespaced tools: allowed by "*", their own name or "<namespace>.*"; names are checked at registration', async () => {
+  const tools = [decl('memory.read_graph', { type: 'object' }, { namespace: 'memory' }), decl('memory.create_entities', { type: 'object' }, { namespace: 'memory' })];
+  for (const [allow, expected] of [[['*'], [true, true]], [['memory.*'], [true, true]], [['memory.read_graph'], [true, false]], [['read_graph', 'memory'], [false, false]]] as const) {
+    const { runner } = setup([...allow]);
+    runner.registerTools(tools, () => 'ok');
+    const got = await Promise.all(['memory.read_graph', 'memory.create_entities'].map(async (n) => (await runner.executeTool(n)).ok));
+    assert.deepEqual(got, expected, `allow ${allow.join(',')}`);
+  }
+  const { runner } = setup(['read_file']);
+  runner.registerTools(tools, () => 'ok');
+  const denied = await runner.executeTool('memory.read_graph');
+  assert.equal(!denied.ok && denied.error.code, 'TOOL_NOT_ALLOWED');
+  assert.match(!denied.ok ? denied.hint! : '', /Add "memory\.read_graph" or "memory\.\*" to "tools"/);
+  for (const bad of [decl('Memory.x', undefined, { namespace: 'memory' }), decl('memory.x'), decl('memory.x', undefined, { namespace: 'other' }), decl('read file'), decl('memory.')]) {
+    assert.throws(() => runner.registerTools([bad], () => 1), (e: unknown) => e instanceof ArmatureError && e.code === 'INVALID_TOOL_NAME' && e.message.includes(JSON.stringify(bad.name)), bad.name);
+  }
+  assert.deepEqual(runner.getToolDeclarations().map((d) => d.name), []);
+  assert.deepEqual(setup(['memory.*']).runner.getToolDeclarations(), []);
+});
+
+test('a caller-chosen callId reaches events and the handler; a cancelled call answers CANCELLED and aborts the handler', async () => {
+  const { bus, runner } = setup();
+  const ids: string[] = [];
+  bus.on('tool:started', (p) => ids.push(p.callId));
+  let handlerSignal: AbortSignal | undefined;
+  let seenId = '';
+  runner.registerTools([decl('slow')], (_n, _a, call) => {
+    handlerSignal = call.signal;
+    seenId = call.callId;
+    return new Promise((resolve) => call.signal.addEventListener('abort', () => resolve('stopped')));
+  });
+  const controller = new AbortController();
+  const pending = runner.executeTool('slow', {}, { callId: 'mcp-7', signal: controller.signal });
+  await new Promise((r) => setTimeout(r, 5));
+  controller.abort();
+  const r = await pending;
+  assert.equal(!r.ok && r.error.code, 'CANCELLED');
+  assert.equal(handlerSignal?.aborted, true);
+  assert.deepEqual([ids[0], seenId], ['mcp-7', 'mcp-7']);
+  let ran = false;
+  runner.registerTools([decl('quick')], () => (ran = true));
+  const early = await runner.executeTool('quick', {}, { signal: AbortSignal.abort() });
+  assert.equal(!early.ok && early.error.code, 'CANCELLED');
+  assert.equal(ran, false, 'a call cancelled before it starts never runs');
+});

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MAX_NAME_LENGTH, nameProblem, quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
-import { formatJsonPath, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import { formatJsonPath, isValidToolName, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import { closest } from '../../src/kernel/suggest.ts';
 import type { ExecuteOptions, ToolExecutor, ToolResult, ToolRunnerApi, ToolStats } from '../../src/kernel/tool-contract.ts';
@@ -36,9 +36,14 @@ interface StatsEntry {
   lastCallAt?: number;
 }
 
-/** Whether `persona` may call `name`. */
+/**
+ * Whether `persona` may call `name`: its `tools` list has `*`, the name itself, or — for a
+ * namespaced tool `memory.read_graph` — `memory.*`.
+ */
 export function personaAllows(persona: Persona, name: string): boolean {
-  return persona.tools.includes('*') || persona.tools.includes(name);
+  if (persona.tools.includes('*') || persona.tools.includes(name)) return true;
+  const dot = name.indexOf('.');
+  return dot > 0 && persona.tools.includes(`${name.slice(0, dot)}.*`);
 }
 
 let callCounter = 0;
@@ -112,10 +117,11 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       );
     }
     if (!personaAllows(persona, name)) {
+      const dot = name.indexOf('.');
       return fail(
         'TOOL_NOT_ALLOWED',
         `[executeTool] persona ${persona.id} does not allow tool ${name}`,
-        `Add "${name}" to "tools" in modules/personas/${persona.id}.json, or use a persona that allows it.`,
+        `Add "${name}"${dot > 0 ? ` or "${name.slice(0, dot)}.*"` : ''} to "tools" in modules/personas/${persona.id}.json, or use a persona that allows it.`,
         { name, persona: persona.id },
       );
     }
@@ -129,11 +135,19 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         { issues },
       );
     }
+    if (opts.signal?.aborted) return fail('CANCELLED', `[executeTool] ${name} was cancelled before it started`, undefined, { name });
     const timeoutMs = opts.timeoutMs ?? tool.declaration.timeoutMs ?? defaultTimeoutMs;
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
+    let stopListening = () => {};
+    const timeout = new Promise<'timeout' | 'cancelled'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      const signal = opts.signal;
+      if (!signal) return;
+      const onAbort = () => resolve('cancelled');
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      stopListening = () => signal.removeEventListener('abort', onAbort);
     });
     try {
       const outcome = await Promise.race([
@@ -143,6 +157,10 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         (async () => tool.executor(name, parsed.data as Record<string, unknown>, { callId, caller: opts.caller ?? 'agent', signal: controller.signal }))(),
         timeout,
       ]);
+      if (outcome === 'cancelled') {
+        controller.abort(new ArmatureError('CANCELLED', `${name} was cancelled`));
+        return fail('CANCELLED', `[executeTool] ${name} was cancelled by its caller`, undefined, { name });
+      }
       if (outcome === 'timeout') {
         controller.abort(new ArmatureError('TIMEOUT', `${name} timed out`));
         return fail('TIMEOUT', `[executeTool] ${name} did not finish within ${timeoutMs} ms`, 'Retry with a larger timeoutMs or smaller input.', {
@@ -156,6 +174,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       return hint ? { ok: false, error: info, hint } : { ok: false, error: info };
     } finally {
       clearTimeout(timer);
+      stopListening();
     }
   }
 
@@ -164,6 +183,12 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       const instance = options.instance ?? '';
       const names: string[] = [];
       for (const d of declarations) {
+        if (!isValidToolName(d.name) || (d.name.includes('.') && !d.namespace) || (d.namespace && d.name.includes('.') && !d.name.startsWith(`${d.namespace}.`))) {
+          throw new ArmatureError(
+            'INVALID_TOOL_NAME',
+            `[registerTools] tool name ${JSON.stringify(d.name)} is not valid: use snake_case ("read_file"), or "<namespace>.<tool>" ("memory.read_graph") with namespace set to that namespace`,
+          );
+        }
         const existing = tools.get(d.name);
         if (existing?.has(instance) || (existing && (instance === '' || existing.has('')))) {
           const by = [...existing.values()][0]!.declaration.module;
@@ -195,7 +220,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     },
 
     async executeTool<T>(name: string, args?: unknown, opts: ExecuteOptions = {}): Promise<ToolResult<T>> {
-      const callId = `call-${++callCounter}`;
+      const callId = opts.callId ?? `call-${++callCounter}`;
       const caller = opts.caller ?? 'agent';
       const t0 = performance.now();
       // Events carry the name as asked, but never a huge one whole.

@@ -36,7 +36,11 @@ export interface ArmatureSystem {
   bus: EventBus;
   /** The platform adapters in use. */
   platform: Platform;
-  /** One report per persona upgrade, in load order. */
+  /**
+   * One report per persona upgrade, in load order, each followed by the parts it runs (reports
+   * with `parent`, e.g. the McpClient's servers). Kept current: a part that fails or comes back
+   * after boot changes its report in place.
+   */
   modules: ModuleReport[];
   /** The ToolRunner API (calls fail with `TOOL_RUNNER_UNAVAILABLE` if it did not load). */
   tools: ToolRunnerApi;

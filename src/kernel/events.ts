@@ -14,14 +14,17 @@ export type PythonStatus = 'idle' | 'loading' | 'ready' | 'busy' | 'restarting' 
  * Names are facts in the past tense. Payloads are plain, clone-safe data.
  */
 export interface ArmatureEvents {
-  /** A module started loading (import + factory + init). */
-  'module:loading': { id: string };
-  /** A module finished `init()` successfully. */
-  'module:loaded': { id: string; version: string; durationMs: number };
+  /**
+   * A module started loading (import + factory + init). `parent` marks a part an upgrade runs
+   * itself (an MCP server of the McpClient, `mcp:memory`), reported like a module.
+   */
+  'module:loading': { id: string; parent?: string };
+  /** A module (or a part, see `parent`) finished loading successfully. */
+  'module:loaded': { id: string; version: string; durationMs: number; parent?: string };
   /** A module failed; `rootCause` names the module whose own failure started the chain. */
-  'module:failed': { id: string; error: ErrorInfo; durationMs: number; rootCause?: string };
+  'module:failed': { id: string; error: ErrorInfo; durationMs: number; rootCause?: string; parent?: string };
   /** A module was disposed. */
-  'module:disposed': { id: string };
+  'module:disposed': { id: string; parent?: string };
   /** The loader finished booting a persona. */
   'system:booted': { persona: string; loaded: string[]; failed: string[]; durationMs: number };
 

@@ -184,3 +184,40 @@ test('without a ToolRunner, tool calls return TOOL_RUNNER_UNAVAILABLE instead of
   assert.equal(!r.ok && r.error.code, 'TOOL_RUNNER_UNAVAILABLE');
   await sys.dispose();
 });
+
+test('parts an upgrade runs are reported after it, as modules with a parent, and stay current after boot', async () => {
+  const bus = createEventBus();
+  const events: string[] = [];
+  bus.onAny((r) => (r.type.startsWith('module:') && (r.payload as { parent?: string }).parent ? events.push(`${r.type}:${(r.payload as { id: string }).id}`) : undefined));
+  let parts: import('./upgrade.ts').ModuleParts | undefined;
+  const { platform, importer } = project([
+    {
+      id: 'Servers',
+      make: (_d, ctx) => {
+        parts = ctx.parts;
+        return {
+          api: {},
+          init: () => {
+            ctx.parts.loading('srv:a');
+            ctx.parts.loaded('srv:a', { version: '1.2.0', durationMs: 5 });
+            ctx.parts.failed('srv:b', { code: 'MCP_START_FAILED', message: 'spawn nope ENOENT' }, 2);
+          },
+        };
+      },
+    },
+    { id: 'After' },
+  ]);
+  const sys = await boot({ platform, importer, bus });
+  assert.deepEqual(sys.modules.map((m) => [m.id, m.state, m.parent]), [['ToolRunner', 'loaded', undefined], ['Servers', 'loaded', undefined], ['srv:a', 'loaded', 'Servers'], ['srv:b', 'failed', 'Servers'], ['After', 'loaded', undefined]]);
+  assert.equal(sys.modules[3]!.error?.message, 'spawn nope ENOENT');
+  assert.equal(sys.modules[3]!.category, 'tools');
+  // After boot: a part dies, another comes back, a new one appears, one goes away.
+  parts!.failed('srv:a', { code: 'MCP_SERVER_EXITED', message: 'exited with code 1' }, 0);
+  parts!.loaded('srv:b', { version: '1.0.0', durationMs: 3 });
+  parts!.loaded('srv:c', { version: '1.0.0', durationMs: 1 });
+  parts!.disposed('srv:b');
+  assert.deepEqual(sys.modules.map((m) => [m.id, m.state]), [['ToolRunner', 'loaded'], ['Servers', 'loaded'], ['srv:a', 'failed'], ['srv:c', 'loaded'], ['After', 'loaded']]);
+  assert.equal(sys.modules[2]!.error?.code, 'MCP_SERVER_EXITED');
+  assert.deepEqual(events, ['module:loading:srv:a', 'module:loaded:srv:a', 'module:failed:srv:b', 'module:failed:srv:a', 'module:loaded:srv:b', 'module:loaded:srv:c', 'module:disposed:srv:b']);
+  await sys.dispose();
+});

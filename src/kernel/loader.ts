@@ -5,7 +5,7 @@ import type { Disposable } from './lifecycle.ts';
 import type { Manifests } from './manifests.ts';
 import type { Persona, UpgradeEntry } from './manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from './tool-contract.ts';
-import type { UpgradeMetadata, UpgradeModule } from './upgrade.ts';
+import type { ModuleParts, UpgradeMetadata, UpgradeModule } from './upgrade.ts';
 import type { Platform } from '../platform/platform.ts';
 
 /** Imports an upgrade's entry module. */
@@ -35,6 +35,12 @@ export interface ModuleReport {
   error?: ErrorInfo;
   /** Module whose own failure made this one fail. */
   rootCause?: string;
+  /**
+   * For a part an upgrade runs itself (e.g. `mcp:memory`, an MCP server of the McpClient): that
+   * upgrade's id. Parts are announced with `module:*` events carrying `parent`; their state can
+   * change after boot (a server dies, is restarted).
+   */
+  parent?: string;
 }
 
 /** Options of {@link loadPersona}. */
@@ -54,6 +60,7 @@ export interface LoadOptions {
 /** The persona scope the loader built. */
 export interface LoadedPersona {
   container: Container;
+  /** Upgrade reports in load order, each followed by its parts; kept current as parts change. */
   reports: ModuleReport[];
   metadata: Map<string, UpgradeMetadata>;
 }
@@ -100,6 +107,51 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
     onDisposed: (id) => bus.emit('module:disposed', { id }),
   });
 
+  // Parts go right after their upgrade. Until loading ends they wait in `parts`; after it,
+  // `published` is the array the caller holds and changes land there in place.
+  const parts: ModuleReport[] = [];
+  let published: ModuleReport[] | undefined;
+  const partsOf = (parent: string): ModuleParts => {
+    const entry = manifests.upgrades.get(parent)!;
+    const upsert = (id: string, patch: Partial<ModuleReport>) => {
+      let r = parts.find((p) => p.id === id);
+      if (!r) {
+        r = { id, parent, state: 'failed', durationMs: 0, category: entry.category, widget: null, blueprint: entry.blueprint };
+        parts.push(r);
+        if (published) {
+          const at = published.findLastIndex((m) => m.id === parent || m.parent === parent);
+          published.splice(at + 1, 0, r);
+        }
+      }
+      Object.assign(r, patch);
+      if (patch.state === 'loaded') {
+        delete r.error;
+        delete r.rootCause;
+      }
+    };
+    return {
+      loading: (id) => {
+        upsert(id, {});
+        bus.emit('module:loading', { id, parent });
+      },
+      loaded: (id, info) => {
+        upsert(id, { state: 'loaded', ...info });
+        bus.emit('module:loaded', { id, ...info, parent });
+      },
+      failed: (id, error, durationMs) => {
+        upsert(id, { state: 'failed', error, durationMs });
+        bus.emit('module:failed', { id, error, durationMs, parent });
+      },
+      disposed: (id) => {
+        const i = parts.findIndex((p) => p.id === id);
+        if (i < 0) return;
+        const [r] = parts.splice(i, 1);
+        if (published && published.indexOf(r!) >= 0) published.splice(published.indexOf(r!), 1);
+        bus.emit('module:disposed', { id, parent });
+      },
+    };
+  };
+
   const order = orderByDependencies(persona.upgrades, manifests);
   // Imports run in parallel: they are independent, and in the browser each is a network fetch.
   const modules = await Promise.all(
@@ -135,6 +187,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           platform,
           tools: declared,
           config: options.config?.[entry.id] ?? {},
+          parts: partsOf(entry.id),
         });
         const implemented = Object.keys(instance.tools ?? {});
         const declaredOnly = declared.map((t) => t.name).filter((n) => !implemented.includes(n));
@@ -183,7 +236,8 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       // Reported through onFailed; unrelated modules keep loading.
     }
   }
-  return { container, reports: order.map((id) => reports.get(id)!), metadata };
+  published = order.flatMap((id) => [reports.get(id)!, ...parts.filter((p) => p.parent === id)]);
+  return { container, reports: published, metadata };
 }
 
 /** Persona upgrades ordered so that dependencies come first; ties keep the persona's order. */

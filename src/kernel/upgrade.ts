@@ -3,6 +3,7 @@ import type { ModuleInstance } from './container.ts';
 import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
 import type { Platform } from '../platform/platform.ts';
 import type { ToolCaller } from './events.ts';
+import type { ErrorInfo } from './errors.ts';
 
 /** Categories group widgets on the dashboard. */
 export type UpgradeCategory = 'core' | 'runtime' | 'tools' | 'storage' | 'knowledge';
@@ -40,6 +41,20 @@ export interface ToolCallContext {
 /** Implementation of one tool; args are already validated against the tool's input schema. */
 export type ToolHandler = (args: Record<string, unknown>, call: ToolCallContext) => unknown | Promise<unknown>;
 
+/**
+ * Reports the parts an upgrade runs itself (an MCP server of the McpClient) as modules of their
+ * own: each gets a report with `parent` after its upgrade's in `boot().modules` (so `armature
+ * boot` and the dashboard show it) and the `module:*` events with `parent`. A part's state may
+ * change any time (a server dies, is restarted).
+ */
+export interface ModuleParts {
+  loading(id: string): void;
+  loaded(id: string, info: { version: string; durationMs: number }): void;
+  failed(id: string, error: ErrorInfo, durationMs: number): void;
+  /** The part is gone: its report is removed. */
+  disposed(id: string): void;
+}
+
 /** What an upgrade's factory gets besides its dependencies. */
 export interface UpgradeContext {
   /** The bus, scoped to this module: its subscriptions end when the module is disposed. */
@@ -52,6 +67,8 @@ export interface UpgradeContext {
   tools: readonly ToolDeclaration[];
   /** Per-upgrade options from the boot call (`boot({ config: { [id]: {...} } })`). Default: `{}`. */
   config: Readonly<Record<string, unknown>>;
+  /** Reports parts this upgrade runs as modules of their own (see {@link ModuleParts}). */
+  parts: ModuleParts;
 }
 
 /** What an upgrade's factory returns: a container instance plus the tools it implements. */

@@ -2,6 +2,7 @@ import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import type { ModuleReport } from '../kernel/loader.ts';
 import type { WidgetContext } from './module-widget.ts';
+import { BusController } from './bus-controller.ts';
 import './module-error-card.ts';
 
 /** Dashboard categories, in display order. */
@@ -41,6 +42,10 @@ export class ArmatureDashboard extends LitElement {
   declare collapsed: Set<string>;
   declare ready: boolean;
   private readonly elements = new Map<string, HTMLElement>();
+  // Parts an upgrade runs (an MCP server) fail and come back after boot: re-render when they do.
+  private readonly parts = new BusController(this, () => this.system?.bus, ['module:loaded', 'module:failed', 'module:disposed'], (r) => {
+    if ((r.payload as { parent?: string }).parent) this.requestUpdate();
+  });
 
   constructor() {
     super();
@@ -49,7 +54,10 @@ export class ArmatureDashboard extends LitElement {
   }
 
   protected override async willUpdate(changed: Map<PropertyKey, unknown>): Promise<void> {
-    if (changed.has('system') && this.system) await this.loadWidgets(this.system);
+    if (changed.has('system') && this.system) {
+      this.parts.connect();
+      await this.loadWidgets(this.system);
+    }
   }
 
   private async loadWidgets(sys: ArmatureSystem): Promise<void> {
@@ -104,7 +112,8 @@ export class ArmatureDashboard extends LitElement {
     const sys = this.system;
     if (!sys || !this.ready) return html`<p role="status">Loading widgets…</p>`;
     return html`<div class="categories">${CATEGORIES.map((cat) => {
-      const mods = sys.modules.filter((m) => m.category === cat);
+      // A part that runs shows in its upgrade's widget; only a failed one takes a card of its own.
+      const mods = sys.modules.filter((m) => m.category === cat && (!m.parent || m.state === 'failed'));
       if (!mods.length) return nothing;
       // The tools category carries the Python console: give it the full width.
       return html`<section class="category" ?data-wide=${cat === 'tools'} aria-label="${cat} modules"><h2>${cat}</h2><div class="grid">${mods.map((m) => this.renderModule(m))}</div></section>`;

@@ -9,11 +9,11 @@ import {
   generatePythonModule,
   generateSkillDoc,
   generateSkillIndex,
-  generateSystemPrompt,
   groupByNamespace,
   namespaceOf,
   signatureOf,
 } from './codegen.ts';
+import { generateSystemPrompt } from './prompt.ts';
 
 let py: PyodideInterface;
 let manifestTools: ToolDeclaration[];
@@ -36,6 +36,14 @@ const odd: ToolDeclaration = {
   },
 };
 
+/** Tools registered at run time under a namespace, named as their MCP server names them. */
+const namespaced: ToolDeclaration[] = [
+  { name: 'memory.create_entities', namespace: 'memory', description: 'Create entities. In the graph.', module: 'McpClient', pythonCallable: true, inputSchema: { type: 'object', properties: { entities: { type: 'array', items: { type: 'object' } } }, required: ['entities'] } },
+  { name: 'everything.get-sum', namespace: 'everything', description: 'Sum.', module: 'McpClient', pythonCallable: true, inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
+  { name: 'everything.get_sum', namespace: 'everything', description: 'Another sum.', module: 'McpClient', pythonCallable: true, inputSchema: { type: 'object' } },
+  { name: 'everything.import', namespace: 'everything', description: 'A keyword.', module: 'McpClient', pythonCallable: true, inputSchema: { type: 'object' } },
+];
+
 before(async () => {
   py = await loadPyodide();
   manifestTools = [...(await readManifests(nodeProjectFiles(projectRoot))).tools.values()];
@@ -43,7 +51,7 @@ before(async () => {
   py.FS.mkdirTree('/gen/tools');
   py.FS.writeFile('/gen/armature_bridge.py', 'calls = []\ndef call_tool(name, args=None, instance_id=None):\n    calls.append((name, args, instance_id))\n    return {"called": name}\n');
   py.FS.writeFile('/gen/tools/__init__.py', '');
-  for (const [ns, list] of groupByNamespace([...manifestTools, odd])) py.FS.writeFile(`/gen/tools/${ns}.py`, generatePythonModule(ns, list));
+  for (const [ns, list] of groupByNamespace([...manifestTools, odd, ...namespaced])) py.FS.writeFile(`/gen/tools/${ns}.py`, generatePythonModule(ns, list));
   py.runPython('import sys; sys.path.insert(0, "/gen")');
 });
 
@@ -116,4 +124,28 @@ test('skill index, SKILL.md and the system prompt are generated from the same ma
   const prompt = generateSystemPrompt({ tools: manifestTools, personaName: 'Tester' });
   for (const needle of ['call_tool(', 'from tools.', 'execute_python', 'at most twice', 'never paste data into code', 'read_skill', '{ ok: false, error: { type, message, traceback }, hint }'])
     assert.ok(prompt.includes(needle), `prompt lacks ${needle}`);
+});
+
+test('namespaced tools: modules by namespace, identifiers from their own names, calls by their full names', () => {
+  const calls = py.runPython(`
+import armature_bridge, inspect
+armature_bridge.calls.clear()
+from tools.memory import create_entities
+from tools.everything import get_sum, get_sum_2, import_
+create_entities([{"name": "Ada"}])
+get_sum_2(1, 2)
+get_sum()
+import_()
+[repr(armature_bridge.calls), str(inspect.signature(get_sum_2)), create_entities.__doc__.splitlines()[0]]`).toJs();
+  assert.deepEqual(calls, [
+    "[('memory.create_entities', {'entities': [{'name': 'Ada'}]}, None), ('everything.get-sum', {'a': 1, 'b': 2}, None), ('everything.get_sum', {}, None), ('everything.import', {}, None)]",
+    '(a: float, b: float, *, instance_id: str | None = None) -> Any',
+    'Create entities. In the graph.',
+  ]);
+  const index = generateSkillIndex(namespaced);
+  assert.match(index, /^everything: from tools\.everything import get_sum, get_sum_2, import_$/m);
+  assert.match(index, /^ {2}- get_sum_2\(a, b\) — Sum\.$/m);
+  const doc = generateSkillDoc('everything', groupByNamespace(namespaced).get('everything')!);
+  assert.match(doc, /## get_sum_2\(a, b\)\n\nSum\.\n\nTool name: `everything\.get-sum` \(for `call_tool`\)\./);
+  assert.match(doc, /from tools\.everything import get_sum_2\n\nresult = get_sum_2\(a=1\.0, b=1\.0\)/);
 });

@@ -32,7 +32,7 @@ const PY_KEYWORDS = new Set(
   'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type'.split(' '),
 );
 
-/** The namespace a tool belongs to: its module id in snake_case, without a `_tool` suffix. */
+/** The namespace of a module's tools: its module id in snake_case, without a `_tool` suffix. */
 export function namespaceOf(moduleId: string): string {
   return moduleId
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
@@ -40,11 +40,48 @@ export function namespaceOf(moduleId: string): string {
     .replace(/_tool$/, '');
 }
 
+/** The namespace a tool belongs to: its own `namespace` (MCP servers' tools), else its module's. */
+export function namespaceOfTool(tool: Pick<ToolDeclaration, 'namespace' | 'module'>): string {
+  return tool.namespace ?? namespaceOf(tool.module);
+}
+
+/** A tool's name inside its namespace: `memory.create_entities` → `create_entities`. */
+export function localNameOf(tool: Pick<ToolDeclaration, 'name' | 'namespace'>): string {
+  const ns = tool.namespace;
+  return ns && tool.name.startsWith(`${ns}.`) ? tool.name.slice(ns.length + 1) : tool.name;
+}
+
+/** A Python identifier for `name`: other characters become `_` (`get-sum` → `get_sum`), keywords get a `_`. */
+export function pythonIdentifier(name: string): string {
+  let ident = name.replace(/[^A-Za-z0-9_]/g, '_');
+  if (!/^[A-Za-z_]/.test(ident)) ident = `_${ident}`;
+  return PY_KEYWORDS.has(ident) ? `${ident}_` : ident;
+}
+
+/**
+ * The Python function name of each tool of one namespace, by tool name: its local name as an
+ * identifier. When two tools would get the same one (`get_sum`, `get-sum`), the tool already
+ * named so keeps it and the other gets `_2`, `_3`...
+ */
+export function functionNames(tools: readonly ToolDeclaration[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const used = new Set<string>();
+  const exact = (t: ToolDeclaration) => pythonIdentifier(localNameOf(t)) === localNameOf(t);
+  for (const t of [...tools.filter(exact), ...tools.filter((t) => !exact(t))]) {
+    const base = pythonIdentifier(localNameOf(t));
+    let ident = base;
+    for (let i = 2; used.has(ident); i++) ident = `${base}_${i}`;
+    used.add(ident);
+    out.set(t.name, ident);
+  }
+  return new Map(tools.map((t) => [t.name, out.get(t.name)!]));
+}
+
 /** Tools grouped by namespace, namespaces and tools sorted by name. */
 export function groupByNamespace(tools: readonly ToolDeclaration[]): Map<string, ToolDeclaration[]> {
   const out = new Map<string, ToolDeclaration[]>();
-  for (const t of [...tools].sort((a, b) => a.name.localeCompare(b.name))) {
-    const ns = namespaceOf(t.module);
+  for (const t of [...tools].sort((a, b) => localNameOf(a).localeCompare(localNameOf(b)) || (a.name < b.name ? -1 : 1))) {
+    const ns = namespaceOfTool(t);
     out.set(ns, [...(out.get(ns) ?? []), t]);
   }
   return new Map([...out.entries()].sort(([a], [b]) => a.localeCompare(b)));
@@ -102,9 +139,9 @@ export function paramsOf(tool: ToolDeclaration): PyParam[] {
   return [...params.filter((p) => p.required), ...params.filter((p) => !p.required)];
 }
 
-/** `read_file(path, encoding="utf8")` — the call as an agent writes it. */
-export function signatureOf(tool: ToolDeclaration): string {
-  return `${tool.name}(${paramsOf(tool)
+/** `read_file(path, encoding="utf8")` — the call as an agent writes it. Default `fn`: the tool's function name. */
+export function signatureOf(tool: ToolDeclaration, fn = pythonIdentifier(localNameOf(tool))): string {
+  return `${fn}(${paramsOf(tool)
     .map((p) => (p.required ? p.ident : `${p.ident}=${p.defaultLiteral}`))
     .join(', ')})`;
 }
@@ -131,8 +168,9 @@ export type ToolInstances = ReadonlyMap<string, readonly string[]>;
  * `instance_id` that picks one registration of a tool registered several times.
  */
 export function generatePythonModule(namespace: string, tools: readonly ToolDeclaration[], instances: ToolInstances = new Map()): string {
+  const fns = functionNames(tools);
   const out = [
-    `"""Armature tools in the ${namespace} namespace, generated from modules/tools-*.json. Do not edit.`,
+    `"""Armature tools in the ${namespace} namespace, generated from the registered tool declarations. Do not edit.`,
     '',
     `Each function calls the tool of the same name through call_tool(); keyword arguments are checked`,
     `by Python itself, and optional arguments left at None are not sent (the tool's default applies).`,
@@ -140,7 +178,7 @@ export function generatePythonModule(namespace: string, tools: readonly ToolDecl
     'from typing import Any',
     'from armature_bridge import call_tool as _call_tool',
     '',
-    `__all__ = [${tools.map((t) => JSON.stringify(t.name)).join(', ')}]`,
+    `__all__ = [${tools.map((t) => JSON.stringify(fns.get(t.name))).join(', ')}]`,
     '',
   ];
   for (const t of tools) {
@@ -148,7 +186,7 @@ export function generatePythonModule(namespace: string, tools: readonly ToolDecl
     const sig = params.map((p) => (p.required ? `${p.ident}: ${p.pyType}` : `${p.ident}: ${p.pyType} | None = ${p.defaultLiteral}`));
     sig.push('*', 'instance_id: str | None = None');
     out.push('');
-    out.push(`def ${t.name}(${sig.join(', ')}) -> Any:`);
+    out.push(`def ${fns.get(t.name)}(${sig.join(', ')}) -> Any:`);
     out.push(docstring(t, params, '    ', instances.get(t.name)));
     out.push('    _args: dict[str, Any] = {}');
     for (const p of params) {
@@ -165,13 +203,15 @@ export function generatePythonModule(namespace: string, tools: readonly ToolDecl
 export function generateSkillIndex(tools: readonly ToolDeclaration[]): string {
   const lines: string[] = [];
   for (const [ns, list] of groupByNamespace(tools)) {
-    lines.push(`${ns}: from tools.${ns} import ${list.map((t) => t.name).join(', ')}`);
-    for (const t of list) lines.push(`  - ${signatureOf(t)} — ${firstSentence(t.description)}`);
+    const fns = functionNames(list);
+    lines.push(`${ns}: from tools.${ns} import ${list.map((t) => fns.get(t.name)).join(', ')}`);
+    for (const t of list) lines.push(`  - ${signatureOf(t, fns.get(t.name))} — ${firstSentence(t.description)}`);
   }
   return lines.join('\n');
 }
 
-function firstSentence(text: string): string {
+/** The first sentence of `text` (all of it when it has no sentence end). */
+export function firstSentence(text: string): string {
   const m = /^(.*?[.!?])(\s|$)/.exec(text);
   return m ? m[1]! : text;
 }
@@ -204,13 +244,14 @@ function exampleValue(p: PyParam): string {
 
 /** The full SKILL.md of one namespace, with Python usage examples. */
 export function generateSkillDoc(namespace: string, tools: readonly ToolDeclaration[], instances: ToolInstances = new Map()): string {
+  const fns = functionNames(tools);
   const out = [
     `# Skill: ${namespace}`,
     '',
-    `Generated from the tool manifests. Use these tools from Python inside \`execute_python\`:`,
+    `Generated from the tool declarations. Use these tools from Python inside \`execute_python\`:`,
     '',
     '```python',
-    `from tools.${namespace} import ${tools.map((t) => t.name).join(', ')}`,
+    `from tools.${namespace} import ${tools.map((t) => fns.get(t.name)).join(', ')}`,
     '```',
     '',
     'Each function returns native Python data and raises `ToolError` (with `.tool`, `.code`, `.message`, `.hint`) on failure.',
@@ -218,7 +259,9 @@ export function generateSkillDoc(namespace: string, tools: readonly ToolDeclarat
   ];
   for (const t of tools) {
     const params = paramsOf(t);
-    out.push(`## ${signatureOf(t)}`, '', t.description, '');
+    const fn = fns.get(t.name)!;
+    out.push(`## ${signatureOf(t, fn)}`, '', t.description, '');
+    if (fn !== t.name) out.push(`Tool name: \`${t.name}\` (for \`call_tool\`).`, '');
     if (params.length) {
       out.push('| argument | type | required | default | meaning |', '|---|---|---|---|---|');
       for (const p of params)
@@ -232,34 +275,7 @@ export function generateSkillDoc(namespace: string, tools: readonly ToolDeclarat
     const ids = instances.get(t.name) ?? [];
     if (ids.length) out.push(`Instances: ${ids.map((i) => `\`${i}\``).join(', ')} — pass \`instance_id=\` to choose.`, '');
     const args = [exampleArgs(t), ids.length ? `instance_id=${JSON.stringify(ids[0])}` : ''].filter(Boolean).join(', ');
-    out.push('```python', `from tools.${namespace} import ${t.name}`, '', `result = ${t.name}(${args})`, 'print(result)', '```', '');
+    out.push('```python', `from tools.${namespace} import ${fn}`, '', `result = ${fn}(${args})`, 'print(result)', '```', '');
   }
   return out.join('\n');
-}
-
-/** Options of {@link generateSystemPrompt}. */
-export interface PromptOptions {
-  /** Tools the persona allows (declarations). */
-  tools: readonly ToolDeclaration[];
-  /** Persona name for the opening line. */
-  personaName: string;
-}
-
-/** The system-prompt fragment: skill index, how to call tools from Python, the result contract. */
-export function generateSystemPrompt(options: PromptOptions): string {
-  const pythonTools = options.tools.filter((t) => t.pythonCallable);
-  return [
-    `You are ${options.personaName}, an agent running on Armature.`,
-    '',
-    'Work in Python: call `execute_python` with code. Inside Python, every tool below is a function:',
-    '`from tools.<namespace> import <tool>`, or generically `call_tool("name", {"arg": value})`.',
-    'Both return native Python data (dict, list, str, int, float, bool, None) and raise `ToolError` on failure.',
-    'Fetch data inside Python with these functions and compute on it in the same run; never paste data into code.',
-    '',
-    '`execute_python` returns `{ ok: true, value, stdout, stderr }` or `{ ok: false, error: { type, message, traceback }, hint }`.',
-    'When ok is false, read the hint, fix the code and retry — at most twice — before reporting the failure.',
-    '',
-    'Tools available from Python (read a namespace\'s full guide with `read_skill`):',
-    generateSkillIndex(pythonTools),
-  ].join('\n');
 }

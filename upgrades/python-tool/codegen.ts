@@ -5,6 +5,7 @@
  * Python examples; and the system-prompt fragment. Nothing here is written by hand per tool.
  */
 import type { ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import { namespaceOf, namespaceOfTool } from '../../src/kernel/namespaces.ts';
 
 /** JSON Schema fields the generator reads. */
 interface PropSchema {
@@ -32,18 +33,7 @@ const PY_KEYWORDS = new Set(
   'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type'.split(' '),
 );
 
-/** The namespace of a module's tools: its module id in snake_case, without a `_tool` suffix. */
-export function namespaceOf(moduleId: string): string {
-  return moduleId
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/_tool$/, '');
-}
-
-/** The namespace a tool belongs to: its own `namespace` (MCP servers' tools), else its module's. */
-export function namespaceOfTool(tool: Pick<ToolDeclaration, 'namespace' | 'module'>): string {
-  return tool.namespace ?? namespaceOf(tool.module);
-}
+export { namespaceOf, namespaceOfTool };
 
 /** A tool's name inside its namespace: `memory.create_entities` → `create_entities`. */
 export function localNameOf(tool: Pick<ToolDeclaration, 'name' | 'namespace'>): string {

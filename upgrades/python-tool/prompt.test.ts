@@ -30,25 +30,29 @@ function serverTools(ns: string, count: number): ToolDeclaration[] {
   }));
 }
 
-test('the default tools get the full index: signatures, under the schemas they replace', () => {
+test('within its allowance every namespace gets signatures; past it, cheaper namespaces are richer', () => {
+  const full = planPrompt({ tools: manifestTools, personaName: 'Default agent', minChars: 100_000 });
+  assert.equal(full.mode, 'python');
+  assert.match(full.text, /^workspace: from tools\.workspace import delete_file, list_files, read_file, write_file$/m);
+  assert.match(full.text, /^ {2}- read_file\(path, encoding="utf8"\) — Read a workspace file\.$/m);
+  assert.deepEqual(full.nativeTools.sort(), ['execute_python', 'install_python_package']);
+  assert.equal(full.stats.schemaChars, schemaChars(manifestTools.filter((t) => t.pythonCallable)));
   const plan = planPrompt({ tools: manifestTools, personaName: 'Default agent' });
-  assert.equal(plan.mode, 'python');
-  assert.match(plan.text, /^ {2}- read_file\(path, encoding="utf8"\) — Read a workspace file\.$/m);
-  assert.deepEqual(plan.nativeTools.sort(), ['execute_python', 'install_python_package']);
-  assert.ok(plan.stats.ratio < 1, JSON.stringify(plan.stats));
-  assert.equal(plan.stats.schemaChars, schemaChars(manifestTools.filter((t) => t.pythonCallable)));
+  assert.equal(plan.mode, 'python-compact');
+  assert.ok(plan.stats.promptChars <= 1000, JSON.stringify(plan.stats));
+  assert.ok(Object.values(plan.stats.detail).every((d) => d !== 'count'), 'the built-in namespaces all fit by name at least');
+  assert.match(plan.text, /^workspace: (from tools\.workspace import )?delete_file, list_files, read_file, write_file$/m);
+  assert.match(plan.text, /`read_skill\(namespace\)` gives signatures and examples/);
 });
 
-test('past the index budget, namespaces list names only and the fragment stays a few percent of the schemas', () => {
+test('with three servers’ worth of tools the fragment is at most 5% of their schemas', () => {
   const tools = [...manifestTools, ...serverTools('memory', 9), ...serverTools('filesystem', 14), ...serverTools('everything', 13)];
   const plan = planPrompt({ tools, personaName: 'Default agent' });
-  assert.equal(plan.mode, 'python-names');
-  assert.match(plan.text, /^memory: tool_0, tool_1, .*tool_8$/m);
-  assert.match(plan.text, /read a namespace's signatures and examples with `read_skill`/);
-  assert.doesNotMatch(plan.text, /tool_0\(path/);
+  assert.equal(plan.mode, 'python-compact');
   assert.ok(plan.stats.ratio <= 0.05, `ratio ${plan.stats.ratio}`);
-  // A larger budget keeps signatures.
-  assert.equal(planPrompt({ tools, personaName: 'Default agent', indexBudgetChars: 100_000 }).mode, 'python');
+  assert.doesNotMatch(plan.text, /tool_0\(path/);
+  // A larger allowance shows more: every namespace by signature.
+  assert.equal(planPrompt({ tools, personaName: 'Default agent', targetRatio: 1 }).mode, 'python');
 });
 
 test('a persona with few tools gets them listed directly: the fragment is never longer than their schemas', () => {

@@ -1,16 +1,21 @@
 /**
  * The system-prompt fragment and the plan behind it: how an agent learns its tools at the least
- * context cost. Working in Python, it reads a skill index instead of every JSON schema — one line
- * per tool with its signature while that fits a budget, only the names per namespace beyond it
- * (signatures and docs come from `read_skill`). For a persona with few tools, where the Python
- * preamble alone outweighs the schemas it would replace, the fragment lists the tools to call
- * directly instead: it is never longer than the schemas of the tools it covers.
+ * context cost. Working in Python, it reads a skill index instead of every JSON schema. Each
+ * namespace is shown at one of three levels — its tools' signatures, their names (`from tools.x
+ * import ...`), or a count (`read_skill` lists them) — the richest that keep the fragment within
+ * its allowance: 5% of the schemas it replaces, but never less than 1,000 characters (below that,
+ * saving more is pointless). Cheaper namespaces are upgraded first. For a persona with few tools,
+ * where even the shortest Python fragment outweighs their schemas, it lists the tools to call
+ * directly instead: the fragment is never longer than the schemas of the tools it covers.
  */
 import type { ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
-import { firstSentence, functionNames, generateSkillIndex, groupByNamespace } from './codegen.ts';
+import { firstSentence, functionNames, groupByNamespace, signatureOf } from './codegen.ts';
 
-/** `python`: signatures in the index; `python-names`: names only; `direct`: no Python, tools called as tools. */
-export type PromptMode = 'python' | 'python-names' | 'direct';
+/** `python`: every namespace with signatures; `python-compact`: some shortened to names or counts; `direct`: tools called as tools. */
+export type PromptMode = 'python' | 'python-compact' | 'direct';
+
+/** How much of a namespace the index shows. */
+export type IndexDetail = 'signatures' | 'names' | 'count';
 
 /** Size of a fragment against the JSON schemas of the tools it covers, in characters. */
 export interface PromptStats {
@@ -21,13 +26,15 @@ export interface PromptStats {
   /** How many tools the fragment covers. */
   tools: number;
   mode: PromptMode;
+  /** How each namespace is shown (Python modes). */
+  detail: Record<string, IndexDetail>;
 }
 
 /** What an agent gets: the fragment, and which tools go to the model as native declarations. */
 export interface PromptPlan {
   mode: PromptMode;
   text: string;
-  /** Tools the model needs as native tool declarations next to the fragment (`execute_python` in Python modes; every tool in `direct`). */
+  /** Tools the model needs as native declarations next to the fragment (those Python cannot call in Python modes; every tool in `direct`). */
   nativeTools: string[];
   stats: PromptStats;
 }
@@ -38,8 +45,10 @@ export interface PromptOptions {
   tools: readonly ToolDeclaration[];
   /** Persona name for the opening line. */
   personaName: string;
-  /** Characters the signature index may take before the index lists names only. Default: 2500. */
-  indexBudgetChars?: number;
+  /** Share of the replaced schemas' size the fragment aims at. Default: 0.05. */
+  targetRatio?: number;
+  /** Allowance of the fragment however small the schemas, in characters. Default: 1000. */
+  minChars?: number;
 }
 
 /** The JSON schemas of `tools` as a provider would get them, in characters. */
@@ -47,30 +56,26 @@ export function schemaChars(tools: readonly ToolDeclaration[]): number {
   return tools.length ? JSON.stringify(tools.map((d) => ({ name: d.name, description: d.description, input_schema: d.inputSchema }))).length : 0;
 }
 
-/** One line per namespace with its function names: the index when signatures do not fit. */
-export function generateNamesIndex(tools: readonly ToolDeclaration[]): string {
-  return [...groupByNamespace(tools)].map(([ns, list]) => `${ns}: ${list.map((t) => functionNames(list).get(t.name)).join(', ')}`).join('\n');
+/** The lines of one namespace at `detail`. */
+export function namespaceIndex(ns: string, list: readonly ToolDeclaration[], detail: IndexDetail): string[] {
+  if (detail === 'count') return [`${ns}: ${list.length} tool${list.length === 1 ? '' : 's'}`];
+  const fns = functionNames(list);
+  const names = list.map((t) => fns.get(t.name)).join(', ');
+  if (detail === 'names') return [`${ns}: ${names}`];
+  return [`${ns}: from tools.${ns} import ${names}`, ...list.map((t) => `  - ${signatureOf(t, fns.get(t.name))} — ${firstSentence(t.description)}`)];
 }
 
-/** The Python-mode fragment: how to call tools from Python, the result contract and the index. */
-export function generateSystemPrompt(options: { tools: readonly ToolDeclaration[]; personaName: string; detail?: 'signatures' | 'names' }): string {
-  const pythonTools = options.tools.filter((t) => t.pythonCallable);
-  const names = options.detail === 'names';
+/** The Python-mode fragment for `tools` (Python-callable ones are indexed), each namespace at its detail (default: signatures). */
+export function generateSystemPrompt(options: { tools: readonly ToolDeclaration[]; personaName: string; detail?: Readonly<Record<string, IndexDetail>> }): string {
+  const groups = groupByNamespace(options.tools.filter((t) => t.pythonCallable));
   return [
-    `You are ${options.personaName}, an agent running on Armature.`,
-    '',
-    'Work in Python: call `execute_python` with code. Inside Python, every tool below is a function:',
-    '`from tools.<namespace> import <tool>`, or generically `call_tool("name", {"arg": value})`.',
-    'Both return native Python data (dict, list, str, int, float, bool, None) and raise `ToolError` on failure.',
-    'Fetch data inside Python with these functions and compute on it in the same run; never paste data into code.',
-    '',
-    '`execute_python` returns `{ ok: true, value, stdout, stderr }` or `{ ok: false, error: { type, message, traceback }, hint }`.',
-    'When ok is false, read the hint, fix the code and retry — at most twice — before reporting the failure.',
-    '',
-    names
-      ? 'Tools available from Python, by namespace; read a namespace\'s signatures and examples with `read_skill` before using it:'
-      : 'Tools available from Python (read a namespace\'s full guide with `read_skill`):',
-    names ? generateNamesIndex(pythonTools) : generateSkillIndex(pythonTools),
+    `You are ${options.personaName}, on Armature. Work in Python: call \`execute_python\` with code. In it each tool below`,
+    'is a function (`from tools.<namespace> import <tool>`, or `call_tool("name", {"arg": value})`) returning Python data',
+    'or raising `ToolError`. Fetch and compute in one run; never paste data into code. It returns',
+    '`{ ok: true, value, stdout, stderr }` or `{ ok: false, error: { type, message, traceback }, hint }`:',
+    'read the hint, fix the code and retry — at most twice. `read_skill(namespace)` gives signatures and examples.',
+    'Tools by namespace:',
+    ...[...groups].flatMap(([ns, list]) => namespaceIndex(ns, list, options.detail?.[ns] ?? 'signatures')),
   ].join('\n');
 }
 
@@ -88,24 +93,43 @@ export function generateDirectPrompt(tools: readonly ToolDeclaration[], personaN
   return candidates.find((c) => c.length <= limit) ?? candidates[candidates.length - 1]!;
 }
 
+const LEVELS: readonly IndexDetail[] = ['count', 'names', 'signatures'];
+
 /** Chooses the fragment for `tools` (see the module comment) and measures it. */
 export function planPrompt(options: PromptOptions): PromptPlan {
   const { tools, personaName } = options;
-  const budget = options.indexBudgetChars ?? 2500;
   const callable = tools.filter((t) => t.pythonCallable);
-  const stats = (text: string, covered: readonly ToolDeclaration[], mode: PromptMode): PromptStats => {
+  const stats = (text: string, covered: readonly ToolDeclaration[], mode: PromptMode, detail: Record<string, IndexDetail> = {}): PromptStats => {
     const schema = schemaChars(covered);
-    return { promptChars: text.length, schemaChars: schema, ratio: schema ? text.length / schema : 0, tools: covered.length, mode };
+    return { promptChars: text.length, schemaChars: schema, ratio: schema ? text.length / schema : 0, tools: covered.length, mode, detail };
   };
   if (tools.some((t) => t.name === 'execute_python') && callable.length) {
     const covered = schemaChars(callable);
+    const allowance = Math.max(options.minChars ?? 1000, (options.targetRatio ?? 0.05) * covered);
     const nativeTools = tools.filter((t) => !t.pythonCallable).map((t) => t.name);
-    if (generateSkillIndex(callable).length <= budget) {
-      const text = generateSystemPrompt({ tools, personaName });
-      if (text.length <= covered) return { mode: 'python', text, nativeTools, stats: stats(text, callable, 'python') };
+    const groups = [...groupByNamespace(callable)];
+    const render = (detail: Record<string, IndexDetail>) => generateSystemPrompt({ tools, personaName, detail });
+    const detail: Record<string, IndexDetail> = Object.fromEntries(groups.map(([ns]) => [ns, 'signatures']));
+    let text = render(detail);
+    if (text.length > allowance) {
+      for (const [ns] of groups) detail[ns] = 'count';
+      text = render(detail);
+      // Richer levels, cheapest namespaces first, while the fragment stays within its allowance.
+      for (const level of LEVELS.slice(1)) {
+        const cost = (ns: string, list: readonly ToolDeclaration[]) => namespaceIndex(ns, list, level).join('\n').length;
+        for (const [ns] of [...groups].sort(([a, la], [b, lb]) => cost(a, la) - cost(b, lb))) {
+          const tried = render({ ...detail, [ns]: level });
+          if (tried.length <= allowance) {
+            detail[ns] = level;
+            text = tried;
+          }
+        }
+      }
     }
-    const text = generateSystemPrompt({ tools, personaName, detail: 'names' });
-    if (text.length <= covered) return { mode: 'python-names', text, nativeTools, stats: stats(text, callable, 'python-names') };
+    if (text.length <= covered) {
+      const mode = Object.values(detail).every((d) => d === 'signatures') ? 'python' : 'python-compact';
+      return { mode, text, nativeTools, stats: stats(text, callable, mode, detail) };
+    }
   }
   const text = generateDirectPrompt(tools, personaName, schemaChars(tools));
   return { mode: 'direct', text, nativeTools: tools.map((t) => t.name), stats: stats(text, tools, 'direct') };

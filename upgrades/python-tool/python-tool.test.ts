@@ -296,12 +296,11 @@ out`);
     assert.throws(() => python.readSkill('nope'), /no skill "nope"; skills: python, test_kit/);
     const prompt = python.getSystemPrompt();
     assert.match(prompt, /You are Test persona/);
-    // These tools' schemas are small: the names-only index is what fits under them.
-    assert.match(prompt, /^test_kit: bad_rows, big_rows, big_text, echo, fail, later_run, nested_install, nested_list, nested_run, slow$/m);
+    assert.match(prompt, /^test_kit: (from tools\.test_kit import )?bad_rows, big_rows, big_text, echo, fail, later_run, nested_install, nested_list, nested_run, slow$/m);
     assert.doesNotMatch(prompt, /secret/);
     const stats = python.getPromptStats();
     assert.ok(stats.promptChars > 0 && stats.promptChars <= stats.schemaChars, JSON.stringify(stats));
-    assert.equal(python.getPromptPlan().mode, 'python-names');
+    assert.equal(python.getPromptPlan().mode, 'python-compact');
     // A persona's skills pick the namespaces its documents cover; its tools stay callable.
     const narrow = { ...persona, id: 'narrow', name: 'Narrow persona', skills: ['python'] };
     // Its own (never started) runtime: a PythonTool takes over its runtime's call_tool handler.

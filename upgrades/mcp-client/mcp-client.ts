@@ -1,0 +1,213 @@
+/**
+ * The McpClient: starts the configured MCP servers, registers each one's tools with the ToolRunner
+ * under its namespace (once per server when several share a namespace: instances), and keeps the
+ * registrations, the module reports (`mcp:<name>`) and the widget in step with each server's life.
+ */
+import { ArmatureError } from '../../src/kernel/errors.ts';
+import type { EventSource } from '../../src/kernel/event-bus.ts';
+import type { Disposable } from '../../src/kernel/lifecycle.ts';
+import { namespaceOfServer, type McpServers } from '../../src/kernel/mcp-servers.ts';
+import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+import { namespaceOf } from '../../src/kernel/namespaces.ts';
+import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import type { ModuleParts } from '../../src/kernel/upgrade.ts';
+import type { FileStore } from '../../src/platform/platform.ts';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { declarationsFromTools } from './results.ts';
+import { createServerConnection, type McpServerStatus, type ServerConnection } from './server-connection.ts';
+import { describeTarget } from './transport.ts';
+
+/** Options of {@link createMcpClient}. */
+export interface McpClientOptions {
+  runner: ToolRunnerApi;
+  bus: Pick<EventSource, 'emit'>;
+  /** Reports each server as a module part, `mcp:<name>`. */
+  parts: ModuleParts;
+  /** The booted persona: its upgrades' namespaces are reserved. */
+  persona: Persona;
+  /** The servers to run. */
+  servers: McpServers;
+  platformKind: 'node' | 'browser';
+  /** Where each server's last tool list is kept, so a server that cannot start still has its tools answer why. Default: none. */
+  store?: FileStore;
+  /** How long a server may take to start and list its tools, in ms (a server's `startTimeoutMs` wins). Default: 30000. */
+  startTimeoutMs?: number;
+  /** Timeout of one tool call, in ms. Default: 60000. */
+  callTimeoutMs?: number;
+  /** Sent to servers as the client version. Default: `1.0.0`. */
+  version?: string;
+}
+
+/** The McpClient API (the upgrade's contract). */
+export interface McpClientApi {
+  /** Every configured server, in config order. */
+  listServers(): McpServerStatus[];
+  /** One server; throws `UNKNOWN_MCP_SERVER` listing the names. */
+  getServer(name: string): McpServerStatus;
+  /** Stops and starts a server again; resolves to its status (never rejects for a failed start). */
+  restart(name: string): Promise<McpServerStatus>;
+}
+
+interface Entry {
+  name: string;
+  conn: ServerConnection;
+  registration?: Disposable;
+  registeredKey?: string;
+  reported?: McpServerStatus['state'];
+  /** Tools from the cache, until the server itself lists them. */
+  cached?: Tool[];
+}
+
+const CACHE_SUFFIX = '.tools.json';
+
+/** Creates the client (see the module comment); `init()` starts every server. */
+export function createMcpClient(o: McpClientOptions) {
+  const startTimeoutMs = o.startTimeoutMs ?? 30_000;
+  const callTimeoutMs = o.callTimeoutMs ?? 60_000;
+  const reserved = new Map(o.persona.upgrades.map((id) => [namespaceOf(id), id]));
+  const configured = Object.entries(o.servers).filter(([, spec]) => !spec.disabled);
+  const byNamespace = new Map<string, number>();
+  for (const [name, spec] of configured) byNamespace.set(namespaceOfServer(name, spec), (byNamespace.get(namespaceOfServer(name, spec)) ?? 0) + 1);
+  const entries = new Map<string, Entry>();
+
+  const register = (e: Entry, tools: readonly Tool[]) => {
+    const st = e.conn.status();
+    const { declarations, skipped } = declarationsFromTools(tools, { server: e.name, namespace: st.namespace, timeoutMs: callTimeoutMs });
+    const key = JSON.stringify(declarations);
+    if (key === e.registeredKey) return;
+    e.registration?.dispose();
+    e.registration = undefined;
+    e.registeredKey = key;
+    const prefix = `${st.namespace}.`;
+    const executor = (name: string, args: Record<string, unknown>, call: { signal: AbortSignal }) => e.conn.call(name.slice(prefix.length), args, call.signal);
+    e.registration = o.runner.registerTools(declarations, executor, st.instance ? { instance: st.instance } : {});
+    e.conn.setRegistered(declarations.map((d) => d.name), skipped);
+    o.bus.emit('tool:registered', { module: 'McpClient', names: declarations.map((d) => d.name) });
+  };
+
+  const persist = async (e: Entry, tools: readonly Tool[]) => {
+    if (!o.store) return;
+    const data = new TextEncoder().encode(JSON.stringify({ target: e.conn.status().target, tools }));
+    await o.store.put({ path: `${e.name}${CACHE_SUFFIX}`, data, mtime: Date.now() }).catch(() => undefined);
+  };
+
+  const changed = (e: Entry) => {
+    const st = e.conn.status();
+    if (st.state === 'ready') {
+      try {
+        register(e, e.conn.tools());
+        e.cached = undefined;
+        void persist(e, e.conn.tools());
+      } catch (err) {
+        const info = err instanceof ArmatureError ? err.toJSON() : { code: 'MCP_REGISTER_FAILED', message: String((err as Error).message ?? err) };
+        o.parts.failed(`mcp:${e.name}`, info, st.startMs ?? 0);
+        e.reported = 'failed';
+        return;
+      }
+    }
+    if (st.state === e.reported) return;
+    e.reported = st.state;
+    const id = `mcp:${e.name}`;
+    if (st.state === 'starting') o.parts.loading(id);
+    else if (st.state === 'ready') o.parts.loaded(id, { version: st.server?.version ?? '0.0.0', durationMs: st.startMs ?? 0 });
+    else if (st.state === 'failed') o.parts.failed(id, st.error ?? { code: 'MCP_FAILED', message: `${e.name} failed` }, st.startMs ?? 0);
+  };
+
+  for (const [name, spec] of configured) {
+    const namespace = namespaceOfServer(name, spec);
+    const entry: Entry = {
+      name,
+      conn: createServerConnection({
+        name,
+        spec,
+        namespace,
+        ...((byNamespace.get(namespace) ?? 0) > 1 ? { instance: name } : {}),
+        platformKind: o.platformKind,
+        startTimeoutMs: spec.startTimeoutMs ?? startTimeoutMs,
+        callTimeoutMs,
+        clientVersion: o.version ?? '1.0.0',
+        onChange: () => changed(entry),
+      }),
+    };
+    entries.set(name, entry);
+  }
+
+  const entryOf = (name: string): Entry => {
+    const e = entries.get(name);
+    if (e) return e;
+    throw new ArmatureError('UNKNOWN_MCP_SERVER', `[mcp] no MCP server ${JSON.stringify(name)}; servers: ${[...entries.keys()].join(', ') || 'none configured'}`, {
+      hint: 'List them with list_mcp_servers; add servers to the persona\'s mcpServers or pass --mcp-config FILE.',
+    });
+  };
+
+  const start = async (e: Entry) => {
+    const ns = e.conn.status().namespace;
+    const owner = reserved.get(ns);
+    if (owner) {
+      o.parts.failed(`mcp:${e.name}`, { code: 'MCP_NAMESPACE_TAKEN', message: `the MCP server ${e.name} would put its tools in namespace "${ns}", which ${owner} uses; rename the server or set "namespace" in its entry` }, 0);
+      e.reported = 'failed';
+      return;
+    }
+    const ready = await e.conn.start();
+    // A server that cannot start still has its last known tools answer why, instead of vanishing.
+    if (!ready && !e.registration && e.cached?.length) {
+      try {
+        register(e, e.cached);
+      } catch {
+        // The cached list no longer registers (e.g. a name clash): the failure report stands.
+      }
+    }
+  };
+
+  const loadCache = async () => {
+    if (!o.store) return;
+    for (const f of await o.store.load().catch(() => [])) {
+      const e = entries.get(f.path.slice(0, -CACHE_SUFFIX.length));
+      if (!e || !f.path.endsWith(CACHE_SUFFIX)) continue;
+      try {
+        const cached = JSON.parse(new TextDecoder().decode(f.data)) as { target: string; tools: Tool[] };
+        if (cached.target === describeTarget(o.servers[e.name]!)) e.cached = cached.tools;
+      } catch {
+        // A damaged cache entry is ignored; the next successful start rewrites it.
+      }
+    }
+  };
+
+  const api: McpClientApi = {
+    listServers: () => [...entries.values()].map((e) => e.conn.status()),
+    getServer: (name) => entryOf(name).conn.status(),
+    async restart(name) {
+      const e = entryOf(name);
+      await start(e);
+      return e.conn.status();
+    },
+  };
+
+  const tools = {
+    list_mcp_servers: () => ({ servers: api.listServers() }),
+    restart_mcp_server: async (args: Record<string, unknown>) => {
+      const st = await api.restart(String(args.name));
+      if (st.state !== 'ready') throw new ArmatureError(st.error?.code ?? 'MCP_START_FAILED', st.error?.message ?? `${st.name} did not start`, { hint: st.hint, details: { server: st.name, state: st.state } });
+      return st;
+    },
+  };
+
+  return {
+    api,
+    tools,
+    /** Starts every server in parallel; resolves when each is ready or failed. Never rejects. */
+    async init(): Promise<void> {
+      await loadCache();
+      await Promise.all([...entries.values()].map(start));
+    },
+    async dispose(): Promise<void> {
+      await Promise.all(
+        [...entries.values()].map(async (e) => {
+          e.registration?.dispose();
+          await e.conn.stop();
+          o.parts.disposed(`mcp:${e.name}`);
+        }),
+      );
+    },
+  };
+}

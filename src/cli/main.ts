@@ -4,25 +4,40 @@ import { boot, type ArmatureSystem } from '../kernel/boot.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import type { ModuleReport } from '../kernel/loader.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
+import type { McpServers } from '../kernel/mcp-servers.ts';
+import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
+import { printFormattedTools } from './tools-format.ts';
+import { UsageError } from './usage-error.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
 Usage:
   armature boot  [--persona ID] [--json]          boot a persona headless; list its modules
   armature tools [--persona ID] [--json]          the tool declarations the persona allows
+  armature tools --format openai|openai-responses|anthropic|gemini|mcp [--strict]
+                                                  the same tools as one model provider declares them
   armature call TOOL 'JSON-ARGS' [--persona ID]   run one tool; prints its result as JSON
   armature run FILE.py | -c CODE [--timeout MS] [--json]
                                                   run Python headless, streaming its output
   armature prompt [--persona ID] [--stats]        the system-prompt fragment for the persona
+  armature mcp [--persona ID]                     serve the persona's tools to MCP clients over stdio
+  armature mcp --http [--port N] [--host H] [--allow-remote]
+                                                  ... or over streamable HTTP (loopback unless told)
   armature start [--persona ID] [--port N]        the main job: serve the dashboard
 
 Options:
   --persona ID   persona from modules/personas/ (default: default)
   --data DIR     where Node persistence lives (default: .armature in the current directory)
+  --mcp-config FILE  MCP servers whose tools to add: { "mcpServers": { "<name>": { "command",
+                 "args"?, "env"? } | { "url", "headers"? } } } (any command)
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
   -c CODE        Python code for run, instead of a file
   --timeout MS   run: stop Python after MS milliseconds (default 30000)
   --stats        prompt: compare its size with the full JSON schemas of the same tools
+  --format F     tools: declarations for provider F; --strict: OpenAI/Anthropic strict mode
+  --http, --port N, --host H (default 127.0.0.1), --allow-remote
+                 mcp: serve over HTTP; a non-loopback host needs --allow-remote and a bearer
+                 token in ARMATURE_MCP_TOKEN (default port 8765)
   --json         machine-readable output
   -h, --help     this help
 
@@ -45,8 +60,6 @@ const processIo: CliIo = {
   isTTY: !!process.stderr.isTTY,
 };
 
-class UsageError extends Error {}
-
 /** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let parsed;
@@ -62,6 +75,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         code: { type: 'string', short: 'c' },
         timeout: { type: 'string' },
         stats: { type: 'boolean', default: false },
+        'mcp-config': { type: 'string' },
+        format: { type: 'string' },
+        strict: { type: 'boolean', default: false },
+        http: { type: 'boolean', default: false },
+        host: { type: 'string' },
+        'allow-remote': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -75,13 +94,23 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     (values.help ? io.out : io.err)(USAGE);
     return values.help ? 0 : 2;
   }
-  if (command === 'start') return start(values.persona, values.port, io);
+  let mcpServers: McpServers | undefined;
+  try {
+    if (values['mcp-config'] !== undefined) mcpServers = await readMcpConfig(values['mcp-config']);
+    if ((values.strict && values.format === undefined) || (values.format !== undefined && command !== 'tools')) throw new UsageError('--format and --strict apply to the tools command');
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`armature: ${e.message}`);
+    return 2;
+  }
+  if (command === 'start') return start(values.persona, values.port, io, mcpServers);
   const commands: Record<string, (sys: ArmatureSystem) => Promise<number>> = {
     boot: async (sys) => printBoot(sys, values.json, io),
-    tools: async (sys) => printTools(sys, values.json, io),
+    tools: async (sys) => (values.format === undefined ? printTools(sys, values.json, io) : printFormattedTools(sys, values.format, values.strict, io)),
     call: (sys) => callTool(sys, rest, io),
     run: (sys) => runPython(sys, rest, values, io),
     prompt: (sys) => printPrompt(sys, values.stats, io),
+    mcp: (sys) => runMcpCommand(sys, { http: values.http, port: values.port, host: values.host, allowRemote: values['allow-remote'] }, io),
   };
   const run = commands[command];
   if (!run) {
@@ -94,11 +123,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   let sys: ArmatureSystem;
   try {
-    // Python starts on first use here, not in the background: most commands never need it.
-    sys = await boot({ persona: values.persona, dataDir: values.data, config: { PyodideRuntime: { autoStart: false } } });
+    // Python starts on first use here, not in the background: most commands never need it. An MCP
+    // server is the exception: it is there to run code, so Python warms up while clients connect.
+    sys = await boot({
+      persona: values.persona,
+      dataDir: values.data,
+      config: { PyodideRuntime: { autoStart: command === 'mcp' }, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
+    });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);
     return e instanceof ArmatureError ? 1 : 2;
+  }
+  if (mcpServers && !sys.modules.some((m) => m.id === 'McpClient')) {
+    await sys.dispose();
+    io.err(`armature: persona ${sys.persona.id} does not load McpClient, which runs the servers of --mcp-config: add "McpClient" to "upgrades" in modules/personas/${sys.persona.id}.json, or use a persona that has it`);
+    return 2;
   }
   try {
     return await run(sys);
@@ -117,7 +156,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
  * Serves the dashboard until the process is stopped. From a checkout it is built from the sources
  * first; an installed package serves the prebuilt one it ships, writing nothing inside it.
  */
-async function start(persona: string, portArg: string | undefined, io: CliIo): Promise<number> {
+async function start(persona: string, portArg: string | undefined, io: CliIo, mcpServers?: McpServers): Promise<number> {
   const { startServer } = await import('../server/serve.ts');
   const { projectRoot } = await import('../platform/node.ts');
   const port = portArg === undefined ? undefined : Number(portArg);
@@ -134,7 +173,7 @@ async function start(persona: string, portArg: string | undefined, io: CliIo): P
   }
   let server;
   try {
-    server = await startServer({ root: projectRoot, outDir, port });
+    server = await startServer({ root: projectRoot, outDir, port, mcpServers });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);
     return 1;
@@ -205,11 +244,15 @@ async function printPrompt(sys: ArmatureSystem, stats: boolean, io: CliIo): Prom
     io.err(`armature: persona ${sys.persona.id} does not load PythonTool, which writes the prompt`);
     return 1;
   }
-  const python = await sys.resolve<{ getSystemPrompt(): string; getPromptStats(): { promptChars: number; schemaChars: number; ratio: number } }>('PythonTool');
+  const python = await sys.resolve<{ getSystemPrompt(): string; getPromptStats(): { promptChars: number; schemaChars: number; ratio: number; tools: number; mode: string } }>('PythonTool');
   io.out(python.getSystemPrompt());
   if (stats) {
     const s = python.getPromptStats();
-    io.err(`\nprompt: ${s.promptChars} characters; the same tools as full JSON schemas: ${s.schemaChars} characters (${(s.ratio * 100).toFixed(0)}%).`);
+    const pct = s.ratio * 100;
+    io.err(
+      `\nprompt: ${s.promptChars} characters; the same tools as full JSON schemas: ${s.schemaChars} characters (${pct < 10 ? pct.toFixed(1) : pct.toFixed(0)}%).` +
+        `\n${s.tools} tools, ${s.mode === 'python' ? 'indexed with their signatures' : s.mode === 'python-compact' ? 'indexed by namespace, the larger ones by name or count (read_skill has the rest)' : 'listed to be called directly (few tools: the Python guide would outweigh their schemas)'}.`,
+    );
   }
   return 0;
 }
@@ -221,7 +264,7 @@ function printBoot(sys: ArmatureSystem, json: boolean, io: CliIo): number {
     return failed.length ? 1 : 0;
   }
   io.out(`Persona ${sys.persona.id} (${sys.persona.name}): ${sys.modules.length - failed.length} of ${sys.modules.length} modules loaded`);
-  io.out(table(['module', 'state', 'version', 'load ms'], sys.modules.map((m) => [m.id, label(m), m.version ?? '-', m.durationMs.toFixed(1)])));
+  io.out(table(['module', 'state', 'version', 'load ms'], sys.modules.map((m) => [m.parent ? `  ${m.id}` : m.id, label(m), m.version ?? '-', m.durationMs.toFixed(1)])));
   for (const m of failed) io.out(`\n${m.id} failed: ${m.error?.message}`);
   return failed.length ? 1 : 0;
 }

@@ -12,7 +12,18 @@ const app = document.getElementById('app')!;
 const label = document.getElementById('persona')!;
 const bus = createEventBus({ historySize: 2000 });
 
+/** The MCP servers `armature start --mcp-config FILE` passed on, if any (MCP_SERVERS_PATH in src/server/middleware.ts). */
+async function mcpServers(): Promise<Record<string, unknown> | undefined> {
+  try {
+    const res = await fetch('/__armature/mcp-servers.json');
+    return res.ok ? ((await res.json()) as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 try {
+  const servers = await mcpServers();
   const sys = await boot({
     bus,
     persona,
@@ -20,6 +31,7 @@ try {
     config: {
       // The server bundles the worker next to this file and serves Pyodide from the installed package.
       PyodideRuntime: { workerUrl: new URL('./pyodide-worker.js', import.meta.url).href, indexURL: new URL('/pyodide/', location.href).href },
+      ...(servers ? { McpClient: { servers } } : {}),
     },
   });
   label.textContent = `persona ${sys.persona.id} — ${sys.persona.name}`;

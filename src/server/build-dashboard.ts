@@ -57,8 +57,9 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
     minify: options.minify ?? true,
     sourcemap: options.sourcemap ?? true,
     metafile: true,
-    // Node-only adapters are imported dynamically behind an environment check and never run here.
-    external: ['node:*'],
+    // Node-only adapters are imported dynamically behind an environment check and never run here;
+    // so is the MCP stdio transport, which spawns processes.
+    external: ['node:*', '@modelcontextprotocol/sdk/client/stdio.js'],
     conditions: ['browser', 'production'],
     logLevel: 'warning',
   });

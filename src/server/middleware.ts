@@ -16,6 +16,9 @@ type Next = () => Promise<unknown>;
 /** Path of the project snapshot endpoint the browser platform reads. */
 export const PROJECT_SNAPSHOT_PATH = '/__armature/project.json';
 
+/** Path of the `--mcp-config` servers `armature start` hands to the page (absent without one). */
+export const MCP_SERVERS_PATH = '/__armature/mcp-servers.json';
+
 /**
  * The two headers that make a page and its workers cross-origin isolated, so that
  * `SharedArrayBuffer` exists (needed by the interrupt buffer and the call_tool bridge).

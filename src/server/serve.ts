@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import sirv from 'sirv';
 import { projectRoot } from '../platform/node.ts';
 import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_FILE, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
-import { ISOLATION_HEADERS, PROJECT_SNAPSHOT_PATH } from './middleware.ts';
+import type { McpServers } from '../kernel/mcp-servers.ts';
+import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH } from './middleware.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
 
 /** Options of {@link startServer}. */
@@ -21,6 +22,12 @@ export interface ServeOptions {
   outDir?: string;
   /** HTML served at `/`. Default: `index.html` in `outDir`. */
   html?: string;
+  /**
+   * MCP servers (from `--mcp-config`) the page's McpClient gets at {@link MCP_SERVERS_PATH}. A
+   * browser reaches HTTP servers only; stdio entries are passed without their environment, to
+   * show as failed with the reason. Default: none.
+   */
+  mcpServers?: McpServers;
 }
 
 /** A running dashboard server. */
@@ -72,6 +79,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         res.setHeader('Content-Security-Policy', SANDBOX_WORKER_CSP);
         res.setHeader('Cache-Control', 'no-store');
         res.end(await readFile(join(outDir, SANDBOX_WORKER_FILE)));
+      } else if (url.pathname === MCP_SERVERS_PATH && options.mcpServers) {
+        res.setHeader('Content-Type', 'application/json');
+        res.setHeader('Cache-Control', 'no-store');
+        const forPage = Object.fromEntries(Object.entries(options.mcpServers).map(([n, s]) => [n, 'command' in s ? { ...s, env: {} } : s]));
+        res.end(JSON.stringify(forPage));
       } else if (url.pathname.startsWith('/dist/')) {
         req.url = url.pathname.slice('/dist'.length) + url.search;
         dist(req, res, notFound);

@@ -94,9 +94,9 @@ test('run reads a file; bad usage is explained', () => {
 test('prompt prints the system-prompt fragment; --stats compares it with the JSON schemas', () => {
   const r = cli('prompt', '--stats');
   assert.equal(r.code, 0);
-  assert.match(r.out, /from tools\.workspace import delete_file, list_files, read_file, write_file/);
+  assert.match(r.out, /^workspace: (from tools\.workspace import )?delete_file, list_files, read_file, write_file$/m);
   assert.match(r.out, /retry — at most twice/);
-  assert.match(r.err, /prompt: \d+ characters; the same tools as full JSON schemas: \d+ characters \(\d+%\)\./);
+  assert.match(r.err, /prompt: \d+ characters; the same tools as full JSON schemas: \d+ characters \([\d.]+%\)\./);
   const reader = cli('prompt', '--persona', 'reader');
   assert.equal(reader.code, 1);
   assert.match(reader.err, /persona reader does not load PythonTool/);

@@ -1,0 +1,91 @@
+/**
+ * MCP resources Armature offers: one SKILL.md per tool namespace (`armature://skills/<namespace>`)
+ * and the workspace's files (`armature://workspace/<path>`, text as text, anything else as base64).
+ */
+import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+
+/** What the resources are read from: the loaded modules' APIs, structurally. */
+export interface ResourceSources {
+  workspace?: {
+    list(prefix?: string): { path: string; size: number; mtime: number }[];
+    stat(path: string): { path: string; size: number; mtime: number } | undefined;
+    read(path: string): Uint8Array;
+  };
+  python?: { listSkills(): { namespace: string; tools: string[] }[]; readSkill(namespace: string): string };
+}
+
+const SKILLS = 'armature://skills/';
+const WORKSPACE = 'armature://workspace/';
+/** Resources per `resources/list` page. */
+export const RESOURCE_PAGE_SIZE = 200;
+
+const MIME: Record<string, string> = {
+  md: 'text/markdown', txt: 'text/plain', csv: 'text/csv', json: 'application/json', py: 'text/x-python', html: 'text/html', js: 'text/javascript',
+  ts: 'text/plain', yaml: 'application/yaml', yml: 'application/yaml', xml: 'application/xml', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg',
+  gif: 'image/gif', svg: 'image/svg+xml', pdf: 'application/pdf', zip: 'application/zip',
+};
+
+/** A MIME type from a path's extension. Default: `application/octet-stream`. */
+export function mimeTypeOf(path: string): string {
+  return MIME[/\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+}
+
+/** The URI of a workspace file (each path segment percent-encoded). */
+export function workspaceUri(path: string): string {
+  return WORKSPACE + path.split('/').map(encodeURIComponent).join('/');
+}
+
+/** Every resource, one page at a time: skills first, then workspace files by path. */
+export function listResources(src: ResourceSources, cursor?: string): { resources: Resource[]; nextCursor?: string } {
+  const all: Resource[] = [
+    ...(src.python?.listSkills() ?? []).map((s): Resource => ({
+      uri: SKILLS + s.namespace,
+      name: `skill: ${s.namespace}`,
+      title: `SKILL.md of ${s.namespace}`,
+      description: `How to use the ${s.namespace} tools from Python: ${s.tools.join(', ')}.`,
+      mimeType: 'text/markdown',
+    })),
+    ...(src.workspace?.list() ?? []).map((f): Resource => ({ uri: workspaceUri(f.path), name: f.path, mimeType: mimeTypeOf(f.path), size: f.size })),
+  ];
+  const start = cursor === undefined ? 0 : Number(cursor);
+  if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, `invalid cursor ${JSON.stringify(cursor)}; use the nextCursor of the previous page`);
+  const page = all.slice(start, start + RESOURCE_PAGE_SIZE);
+  return start + RESOURCE_PAGE_SIZE < all.length ? { resources: page, nextCursor: String(start + RESOURCE_PAGE_SIZE) } : { resources: page };
+}
+
+/** The templates clients can fill in. */
+export function resourceTemplates(src: ResourceSources): ResourceTemplate[] {
+  const out: ResourceTemplate[] = [];
+  if (src.python) out.push({ uriTemplate: `${SKILLS}{namespace}`, name: 'skill', title: 'SKILL.md of a tool namespace', mimeType: 'text/markdown' });
+  if (src.workspace) out.push({ uriTemplate: `${WORKSPACE}{+path}`, name: 'workspace file', title: 'A file of the Armature workspace' });
+  return out;
+}
+
+/** -32002: the MCP error for an unknown resource. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** The contents of `uri`. Throws an McpError naming what exists when it does not. */
+export function readResource(src: ResourceSources, uri: string): ReadResourceResult {
+  if (uri.startsWith(SKILLS) && src.python) {
+    const ns = decodeURIComponent(uri.slice(SKILLS.length));
+    try {
+      return { contents: [{ uri, mimeType: 'text/markdown', text: src.python.readSkill(ns) }] };
+    } catch (e) {
+      throw new McpError(RESOURCE_NOT_FOUND, (e as Error).message, { uri });
+    }
+  }
+  if (uri.startsWith(WORKSPACE) && src.workspace) {
+    const path = uri.slice(WORKSPACE.length).split('/').map(decodeURIComponent).join('/');
+    if (!src.workspace.stat(path)) throw new McpError(RESOURCE_NOT_FOUND, `no workspace file ${JSON.stringify(path)}; list them with resources/list`, { uri });
+    const data = src.workspace.read(path);
+    const mimeType = mimeTypeOf(path);
+    try {
+      return { contents: [{ uri, mimeType: mimeType === 'application/octet-stream' ? 'text/plain' : mimeType, text: new TextDecoder('utf-8', { fatal: true }).decode(data) }] };
+    } catch {
+      let binary = '';
+      for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000));
+      return { contents: [{ uri, mimeType, blob: btoa(binary) }] };
+    }
+  }
+  throw new McpError(RESOURCE_NOT_FOUND, `no resource ${JSON.stringify(uri)}: Armature serves ${[src.python && `${SKILLS}<namespace>`, src.workspace && `${WORKSPACE}<path>`].filter(Boolean).join(' and ') || 'no resources for this persona'}`, { uri });
+}

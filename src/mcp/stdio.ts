@@ -1,0 +1,33 @@
+/**
+ * `armature mcp` over stdio: the MCP server on stdin/stdout until the client closes stdin (or the
+ * process is told to stop). stdout carries only protocol messages: anything else the process
+ * would print there (a stray log line) is sent to stderr instead.
+ */
+import { Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { ArmatureSystem } from '../kernel/boot.ts';
+import { createMcpServer, type McpServerOptions } from './mcp-server.ts';
+
+/** Serves `sys` over this process's stdio; resolves once the client has gone and the session is closed. */
+export async function serveMcpStdio(sys: ArmatureSystem, options: McpServerOptions = {}): Promise<void> {
+  const stdout = process.stdout;
+  const write = stdout.write.bind(stdout);
+  const protocol = new Writable({
+    write: (chunk: Buffer, encoding: BufferEncoding, done: (e?: Error | null) => void) => void write(chunk, encoding, done),
+  });
+  stdout.write = ((...args: Parameters<typeof stdout.write>) => process.stderr.write(...(args as [string]))) as typeof stdout.write;
+  const { server, close } = await createMcpServer(sys, options);
+  try {
+    await server.connect(new StdioServerTransport(process.stdin, protocol));
+    await new Promise<void>((resolve) => {
+      const done = () => resolve();
+      process.stdin.once('end', done);
+      process.stdin.once('close', done);
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+  } finally {
+    await close();
+    stdout.write = write;
+  }
+}

@@ -65,6 +65,8 @@ export type McpStdioServer = z.infer<typeof McpStdioServerSchema>;
 export type McpHttpServer = z.infer<typeof McpHttpServerSchema>;
 export type McpServerSpec = z.infer<typeof McpServerSpecSchema>;
 export type McpServers = z.infer<typeof McpServersSchema>;
+/** `mcpServers` as written (defaults not yet applied), e.g. in `boot({ config: { McpClient: { servers } } })`. */
+export type McpServersInput = z.input<typeof McpServersSchema>;
 
 /** The namespace a server's tools get: its `namespace`, else its name in snake_case. */
 export function namespaceOfServer(name: string, spec: Pick<McpServerSpec, 'namespace'>): string {

@@ -80,7 +80,9 @@ for (const [transport, client] of [['stdio', () => stdio], ['http', () => http]]
 
   test(`${transport}: execute_python calls tools from Python, streams its output while it runs, returns a structured result`, async () => {
     const events: string[] = [];
-    client().setNotificationHandler(LoggingMessageNotificationSchema, (n) => events.push(`log:${n.params.logger}:${String(n.params.data).trim()}`));
+    client().setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      events.push(`log:${n.params.logger}:${String(n.params.data).trim()}`);
+    });
     const code = [
       'import sys, time',
       'print("first")',
@@ -130,7 +132,7 @@ for (const [transport, client] of [['stdio', () => stdio], ['http', () => http]]
     const read = await client().readResource({ uri: file.uri });
     assert.deepEqual(read.contents, [{ uri: file.uri, mimeType: 'text/markdown', text: '# Notes' }]);
     const skill = await client().readResource({ uri: 'armature://skills/workspace' });
-    assert.match(String(skill.contents[0]!.text), /^# Skill: workspace/);
+    assert.match(String((skill.contents[0] as { text: string }).text), /^# Skill: workspace/);
     await assert.rejects(client().readResource({ uri: 'armature://workspace/nope.txt' }), /no workspace file "nope\.txt"/);
     const { resourceTemplates } = await client().listResourceTemplates();
     assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['armature://skills/{namespace}', 'armature://workspace/{+path}']);

@@ -35,3 +35,11 @@ export type { ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, Upg
 export type { FileStore, Platform, ProjectFiles, StoredFile } from './platform/platform.ts';
 export { AgentCodeError, createConfinedWorker, SandboxError } from './sandbox/index.ts';
 export type { CallOptions, Capability, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, NetworkPolicy, SandboxErrorCode } from './sandbox/index.ts';
+export type { ModuleParts } from './kernel/upgrade.ts';
+export { isValidToolName, NAMESPACED_TOOL_NAME } from './kernel/manifest-schemas.ts';
+export { parseMcpConfig } from './kernel/manifests.ts';
+export { McpServersSchema, namespaceOfServer } from './kernel/mcp-servers.ts';
+export type { McpHttpServer as McpHttpServerSpec, McpServers, McpServerSpec, McpServersInput, McpStdioServer } from './kernel/mcp-servers.ts';
+export { namespaceOf, namespaceOfTool } from './kernel/namespaces.ts';
+export { decodeToolCall, formatTools, TOOL_FORMATS, ToolFormatError, toolNameFromProvider } from './tools-format/index.ts';
+export type { FormatOptions, FormattableTool, FormattedTools, ToolAnnotations, ToolFormat } from './tools-format/index.ts';

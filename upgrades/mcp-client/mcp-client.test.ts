@@ -6,6 +6,7 @@ import { boot, type ArmatureSystem } from '../../src/kernel/boot.ts';
 import type { McpServers, McpServersInput } from '../../src/kernel/mcp-servers.ts';
 import type { ToolFailure } from '../../src/kernel/tool-contract.ts';
 import { referenceServers, SERVER_BINS, startHttpEverything, type HttpEverything } from '../../test/helpers/mcp-servers.ts';
+import { memoryPlatform } from '../../test/helpers/memory-platform.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import type { McpClientApi } from './mcp-client.ts';
 
@@ -178,6 +179,39 @@ test('a server that fails to start still has its last known tools, which answer 
     const r = failure(await s.tools.executeTool('memory.read_graph', {}));
     assert.equal(r.error.code, 'MCP_SERVER_UNAVAILABLE');
     assert.equal(s.tools.getToolDeclarations().filter((d) => d.namespace === 'memory').length, 9);
+  } finally {
+    await s.dispose();
+  }
+});
+
+test('a persona lists mcpServers and allows one namespaced tool; the rest of the server is refused', async () => {
+  const upgrades = [
+    { id: 'ToolRunner', entry: 'upgrades/tool-runner/index.ts', blueprint: '0x000012', category: 'core' },
+    { id: 'McpClient', entry: 'upgrades/mcp-client/index.ts', dependencies: ['ToolRunner'], blueprint: '0x000060', category: 'tools' },
+  ];
+  const persona = {
+    id: 'default',
+    name: 'Graph reader',
+    description: 'Reads the knowledge graph only.',
+    upgrades: ['ToolRunner', 'McpClient'],
+    tools: ['memory.read_graph', 'memory.search_nodes', 'list_mcp_servers'],
+    mcpServers: { memory: referenceServers(dir).memory },
+  };
+  const s = await boot({
+    platform: memoryPlatform({
+      'modules/upgrades.json': JSON.stringify({ upgrades }),
+      'modules/tools-read.json': JSON.stringify([{ name: 'list_mcp_servers', description: 'List.', module: 'McpClient', inputSchema: { type: 'object' } }]),
+      'modules/tools-write.json': JSON.stringify([{ name: 'restart_mcp_server', description: 'Restart.', module: 'McpClient', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }]),
+      'modules/personas/default.json': JSON.stringify(persona),
+    }),
+  });
+  try {
+    assert.equal(s.modules.find((m) => m.id === 'mcp:memory')?.state, 'loaded');
+    assert.deepEqual(s.tools.getToolDeclarations().map((d) => d.name).sort(), ['list_mcp_servers', 'memory.read_graph', 'memory.search_nodes']);
+    assert.equal((await s.tools.executeTool('memory.read_graph', {})).ok, true);
+    const denied = failure(await s.tools.executeTool('memory.create_entities', { entities: [] }));
+    assert.equal(denied.error.code, 'TOOL_NOT_ALLOWED');
+    assert.match(denied.hint!, /Add "memory\.create_entities" or "memory\.\*" to "tools"/);
   } finally {
     await s.dispose();
   }

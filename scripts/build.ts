@@ -40,8 +40,15 @@ function unavailable(name: string, filter: RegExp, reason: (path: string) => str
   };
 }
 
-/** In browser builds, Node's built-in modules (reached only behind an `isNode()` check). */
-const nodeBuiltins = unavailable('node-builtins', /^node:/, (p) => `${p} exists only in Node; this code path must not run in a browser`);
+/**
+ * In browser builds, Node's built-in modules and the MCP SDK's stdio transport, which spawns
+ * processes (each reached only behind an `isNode()` check).
+ */
+const nodeBuiltins = unavailable(
+  'node-builtins',
+  /^(node:|@modelcontextprotocol\/sdk\/client\/stdio\.js$)/,
+  (p) => `${p} exists only in Node; this code path must not run in a browser`,
+);
 
 /** In the Node build, building the dashboard: the package ships it prebuilt, so esbuild is not a dependency. */
 const dashboardBuilder = unavailable(

@@ -6,6 +6,22 @@ export type ToolCaller = 'agent' | 'python' | 'cli' | 'ui' | 'test' | (string & 
 /** Stages of Python runtime start-up, in order. */
 export type PythonLoadStage = 'fetch' | 'compile' | 'stdlib' | 'ready';
 
+/** Why an agent run (or one turn of it) ended. */
+export type AgentStopReason = 'answered' | 'max-steps' | 'aborted' | 'error';
+
+/** Tokens a model read and wrote, summed over the steps counted. */
+export interface AgentUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Which model an agent run talks to (never its key). */
+export interface AgentModelRef {
+  provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+  model: string;
+  baseURL?: string;
+}
+
 /** Status of the Python runtime. */
 export type PythonStatus = 'idle' | 'loading' | 'ready' | 'busy' | 'restarting' | 'error';
 
@@ -60,6 +76,23 @@ export interface ArmatureEvents {
   'workspace:written': { path: string; size: number; mtime: number };
   /** A workspace file was deleted. */
   'workspace:deleted': { path: string };
+
+  /** An agent run started, or a finished run was continued with a follow-up (`continued`). */
+  'agent:run-started': { runId: string; goal: string; persona: string; model?: AgentModelRef; toolMode: 'code' | 'direct'; maxSteps: number; continued: boolean };
+  /** A piece of the assistant's text, as the model streamed it. */
+  'agent:text-delta': { runId: string; step: number; delta: string };
+  /** The model called a tool; `pythonRunId` tags the `python:stdout`/`python:stderr` of an `execute_python` call. */
+  'agent:tool-called': { runId: string; step: number; toolCallId: string; name: string; args: unknown; pythonRunId?: string };
+  /** A tool call of the model finished; `result` is what the model was given back. */
+  'agent:tool-finished': { runId: string; step: number; toolCallId: string; name: string; ok: boolean; durationMs: number; result: unknown };
+  /** A request to the model failed; `willRetry` when it is tried again (429, 5xx). */
+  'agent:request-failed': { runId: string; step: number; status?: number; message: string; attempt: number; willRetry: boolean };
+  /** One model step (one request and the tool calls it asked for) finished. */
+  'agent:step-finished': { runId: string; step: number; finishReason: string; usage: AgentUsage; toolCalls: number };
+  /** A run (or one follow-up turn) ended. `usage` sums the turn's steps. */
+  'agent:run-finished': { runId: string; reason: AgentStopReason; steps: number; usage: AgentUsage; answer?: string; error?: ErrorInfo };
+  /** The agent's model settings changed (the key itself is never in an event). */
+  'agent:settings-changed': { model?: AgentModelRef; hasKey: boolean };
 
   /** A widget was attached to the page. */
   'widget:mounted': { module: string; tag: string };

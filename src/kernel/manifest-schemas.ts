@@ -38,7 +38,7 @@ export const UpgradeEntrySchema = z.strictObject({
   dependencies: z.array(upgradeId).default([]),
   optionalDependencies: z.array(upgradeId).default([]),
   blueprint: blueprintId,
-  category: z.enum(['core', 'runtime', 'tools', 'storage', 'knowledge']),
+  category: z.enum(['agent', 'core', 'runtime', 'tools', 'storage', 'knowledge']),
 });
 
 /** `modules/upgrades.json`. */
@@ -59,8 +59,23 @@ export const PersonaSchema = z.strictObject({
   tools: z.array(allowEntry),
   /** Skill namespaces the agent is told about. Default: none. */
   skills: z.array(z.string().min(1)).default([]),
-  /** MCP servers whose tools this persona gets (needs the McpClient upgrade). Default: none. */
-  mcpServers: McpServersSchema.optional(),
+  // --- The agent (upgrade Agent) ---
+  /** The model the agent talks to; the dashboard and the CLI can override it. Default: none. */
+  model: z
+    .strictObject({
+      provider: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']),
+      model: z.string().min(1),
+      baseURL: z.url({ protocol: /^https?$/ }).optional(),
+    })
+    .optional(),
+  /** Model steps per run (or follow-up) before the agent stops. Default: 8. */
+  maxSteps: z.number().int().min(1).max(100).optional(),
+  /**
+   * `code`: the model gets `execute_python` and the skill tools and calls every other tool from
+   * Python; `direct`: every allowed tool as its own schema. Default: `code`.
+   */
+  toolMode: z.enum(['code', 'direct']).optional(),
+  // --- end of the agent's fields ---
 });
 
 /** A JSON Schema object, as tools declare their input. Checked further when the tool registers. */

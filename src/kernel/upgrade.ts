@@ -6,7 +6,7 @@ import type { ToolCaller } from './events.ts';
 import type { ErrorInfo } from './errors.ts';
 
 /** Categories group widgets on the dashboard. */
-export type UpgradeCategory = 'core' | 'runtime' | 'tools' | 'storage' | 'knowledge';
+export type UpgradeCategory = 'agent' | 'core' | 'runtime' | 'tools' | 'storage' | 'knowledge';
 
 /** What an upgrade module says about itself; must agree with its entry in `modules/upgrades.json`. */
 export interface UpgradeMetadata {

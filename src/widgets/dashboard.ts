@@ -6,7 +6,7 @@ import { BusController } from './bus-controller.ts';
 import './module-error-card.ts';
 
 /** Dashboard categories, in display order. */
-const CATEGORIES = ['core', 'runtime', 'tools', 'storage', 'knowledge'] as const;
+const CATEGORIES = ['agent', 'core', 'runtime', 'tools', 'storage', 'knowledge'] as const;
 
 /** localStorage key of the collapsed module ids. */
 export const COLLAPSED_KEY = 'armature:dashboard:collapsed';
@@ -115,8 +115,8 @@ export class ArmatureDashboard extends LitElement {
       // A part that runs shows in its upgrade's widget; only a failed one takes a card of its own.
       const mods = sys.modules.filter((m) => m.category === cat && (!m.parent || m.state === 'failed'));
       if (!mods.length) return nothing;
-      // The tools category carries the Python console: give it the full width.
-      return html`<section class="category" ?data-wide=${cat === 'tools'} aria-label="${cat} modules"><h2>${cat}</h2><div class="grid">${mods.map((m) => this.renderModule(m))}</div></section>`;
+      // The agent panel and the Python console (tools) are worked in: give them the full width.
+      return html`<section class="category" ?data-wide=${cat === 'tools' || cat === 'agent'} aria-label="${cat} modules"><h2>${cat}</h2><div class="grid">${mods.map((m) => this.renderModule(m))}</div></section>`;
     })}</div>`;
   }
 }

@@ -37,7 +37,7 @@ describe('armature-dashboard', () => {
   it('lays out each loaded module widget by category and a failed module as its error', async () => {
     const el = await mountDashboard(sys);
     const sections = [...el.shadowRoot!.querySelectorAll('section.category')].map((s) => s.querySelector('h2')!.textContent);
-    expect(sections).to.deep.equal(['core', 'runtime', 'tools', 'storage', 'knowledge']);
+    expect(sections).to.deep.equal(['agent', 'core', 'runtime', 'tools', 'storage', 'knowledge']);
     expect(el.shadowRoot!.querySelector('[data-module=PyodideRuntime] pyodide-runtime-widget')).to.not.equal(null);
     expect(el.shadowRoot!.querySelector('[data-module=PythonTool] python-tool-widget')).to.not.equal(null);
     expect(el.shadowRoot!.querySelector('[data-module=ToolRunner] tool-runner-widget')).to.not.equal(null);

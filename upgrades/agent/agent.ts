@@ -1,0 +1,282 @@
+import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
+import type { EventSource } from '../../src/kernel/event-bus.ts';
+import type { ArmatureEvents, ArmatureEventType } from '../../src/kernel/events.ts';
+import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import {
+  DEFAULT_MAX_STEPS,
+  type AgentApi,
+  type AgentModelRef,
+  type AgentSettings,
+  type RunError,
+  type RunOptions,
+  type RunResult,
+  type RunToolCall,
+  type ToolMode,
+  type TranscriptEntry,
+} from './agent-contract.ts';
+import { KEY_VARIABLES, redactDeep, type KeySource } from './keys.ts';
+import type { ToolCallOutcome, ToolCallRequest, TurnOutcome } from './loop.ts';
+import { toModelMessages } from './messages.ts';
+import { describeModelError } from './model-errors.ts';
+import { observedFetch } from './model-fetch.ts';
+import { CODE_MODE_TOOLS, codeModePrompt, DEFAULT_MAX_RESULT_CHARS, directModePrompt, offeredTools, toModelResult, type OfferedTool } from './offered-tools.ts';
+import { createLanguageModel, type ModelFactory } from './providers.ts';
+import { parseModelRef, type SettingsStore } from './settings.ts';
+import { newRunId, type TranscriptStore } from './transcript.ts';
+
+/** What the agent needs from PythonTool (optional: direct mode works without it). */
+export interface PythonForAgent {
+  getSystemPrompt(persona?: Persona): string;
+  interrupt(): void;
+}
+
+/** Options of {@link createAgent}. */
+export interface AgentOptions {
+  runner: ToolRunnerApi;
+  bus: Pick<EventSource, 'emit'>;
+  /** The booted persona: its allow-list bounds every run. */
+  persona: Persona;
+  transcripts: TranscriptStore;
+  keys: KeySource;
+  settings: SettingsStore;
+  /** Writes code mode's system prompt. Default: none (code mode then fails with `CODE_MODE_NEEDS_PYTHON`). */
+  python?: PythonForAgent;
+  /** Makes the model of a run. Default: the Vercel AI SDK provider for the model's `provider`. */
+  modelFactory?: ModelFactory;
+  /** Retries of a failed model request (429, 5xx), with the provider library's backoff. Default: 2. */
+  maxRetries?: number;
+  /** Longest tool result given back to the model, in characters of JSON. Default: 20000. */
+  maxResultChars?: number;
+  /** The fetch model requests go through. Default: `globalThis.fetch`. */
+  fetch?: typeof fetch;
+}
+
+const ZERO = { inputTokens: 0, outputTokens: 0 };
+
+/** The model a run uses: the call's fields over the saved choice (or the persona's model). */
+export function resolveModel(override: Partial<AgentModelRef> | undefined, saved: AgentModelRef | undefined, persona: AgentModelRef | undefined): Partial<AgentModelRef> | undefined {
+  const base = saved ?? persona;
+  const fields = Object.fromEntries(Object.entries(override ?? {}).filter(([, v]) => v !== undefined && v !== '')) as Partial<AgentModelRef>;
+  if (!Object.keys(fields).length) return base;
+  // A base URL belongs to its provider: switching provider starts from scratch.
+  const from = fields.provider && fields.provider !== base?.provider ? undefined : base;
+  return { ...from, ...fields };
+}
+
+/**
+ * The agent: runs a goal as a loop of model steps over the ToolRunner, streams it as `agent:*`
+ * events, keeps one transcript per run and continues a run with a follow-up.
+ */
+export function createAgent(options: AgentOptions): AgentApi {
+  const { runner, bus, persona: booted, transcripts, keys, settings } = options;
+  const modelFactory = options.modelFactory ?? createLanguageModel;
+  const maxRetries = options.maxRetries ?? 2;
+  const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+  const active = new Map<string, { controller: AbortController; current?: string }>();
+  const where = keys.storage;
+
+  const allowedFor = (persona: Persona) => {
+    const bootedNames = new Set(runner.getToolDeclarations().map((d) => d.name));
+    return runner.getToolDeclarations({ persona }).filter((d) => bootedNames.has(d.name));
+  };
+  const prepare = (persona: Persona, toolMode: ToolMode): { system: string; tools: OfferedTool[] } => {
+    const tools = offeredTools(toolMode, allowedFor(persona), persona);
+    if (toolMode === 'direct') return { system: directModePrompt(persona, tools), tools };
+    if (!options.python) {
+      throw new ArmatureError('CODE_MODE_NEEDS_PYTHON', `[agent] code mode needs PythonTool, which persona ${persona.id} does not load`, {
+        hint: `Add PythonTool to "upgrades" in modules/personas/${persona.id}.json, or set "toolMode": "direct" there.`,
+      });
+    }
+    return { system: codeModePrompt(options.python.getSystemPrompt(persona)), tools };
+  };
+
+  const noModel = (persona: Persona, partial: Partial<AgentModelRef> | undefined): ArmatureError =>
+    new ArmatureError('NO_MODEL', `[agent] no model is configured${partial?.provider ? ` (provider ${partial.provider} without a model name)` : ''} for persona ${persona.id}`, {
+      hint:
+        where === 'environment'
+          ? `Pass --model openai-compatible:MODEL --base-url http://127.0.0.1:11434/v1 (a local server) or --model openai:gpt-4o-mini, or set "model" in modules/personas/${persona.id}.json.`
+          : 'Choose a provider and a model in the agent panel\'s settings: a local OpenAI-compatible server (Ollama, llama.cpp) needs its base URL, OpenAI, Anthropic and Google need a key.',
+    });
+  const noKey = (model: AgentModelRef): ArmatureError =>
+    new ArmatureError('NO_API_KEY', `[agent] no API key for ${model.provider}`, {
+      hint: where === 'environment' ? `Set ${KEY_VARIABLES[model.provider]} in the environment.` : `Paste a ${model.provider} key in the agent panel's settings (it stays in this browser).`,
+    });
+
+  async function turn(runId: string, opts: RunOptions, persona: Persona, toolMode: ToolMode, maxSteps: number, model: Partial<AgentModelRef> | undefined, prior: TranscriptEntry[], started: TranscriptEntry, firstStep: number, secrets: string[], emit: Emitter, record: (e: TranscriptEntry) => void, toolCalls: RunToolCall[], messagesOut: unknown[]): Promise<TurnOutcome> {
+    const entry = active.get(runId)!;
+    if (!opts.goal.trim()) throw new ArmatureError('EMPTY_GOAL', '[agent] the goal is empty', { hint: 'Say what the agent should do.' });
+    if (!model?.provider || !model.model) throw noModel(persona, model);
+    const ref = parseModelRef(model);
+    const apiKey = opts.apiKey ?? keys.get(ref.provider);
+    if (!apiKey && ref.provider !== 'openai-compatible') throw noKey(ref);
+    const { system, tools } = prepare(persona, toolMode);
+    const offered = new Set(tools.map((t) => t.name));
+    let step = firstStep;
+    const observed = observedFetch({
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      maxRetries,
+      onFailure: (f) =>
+        emit('agent:request-failed', { runId, step, status: f.status, message: `HTTP ${f.status}${f.statusText ? ` ${f.statusText}` : ''}`, attempt: f.attempt, willRetry: f.willRetry }),
+    });
+    const languageModel = await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch });
+    const { runTurn } = await import('./loop.ts');
+    const messages = toModelMessages([...prior, started]);
+    const outcome = await runTurn({
+      model: languageModel,
+      system,
+      messages,
+      tools,
+      maxSteps,
+      firstStep,
+      maxRetries,
+      signal: entry.controller.signal,
+      onStepStart: (s) => {
+        step = s;
+        observed.resetAttempts();
+      },
+      onTextDelta: (s, delta) => emit('agent:text-delta', { runId, step: s, delta }),
+      onAssistant: (s, a) => record({ type: 'assistant', at: Date.now(), step: s, text: a.text, message: a.message, finishReason: a.finishReason, usage: a.usage }),
+      onStepFinished: (s, f) => emit('agent:step-finished', { runId, step: s, finishReason: f.finishReason, usage: f.usage, toolCalls: f.toolCalls }),
+      describeError: (e) => describeModelError(e, { model: ref, keyStorage: where, secrets }),
+      executeTool: async (call: ToolCallRequest): Promise<ToolCallOutcome> => {
+        // The run id, step and model's id make the call id unique even when a model repeats its ids.
+        const callId = `${runId}/${call.step}/${call.toolCallId}`;
+        const pythonRunId = call.name === 'execute_python' ? callId : undefined;
+        emit('agent:tool-called', { runId, step: call.step, toolCallId: call.toolCallId, name: call.name, args: call.args, ...(pythonRunId ? { pythonRunId } : {}) });
+        entry.current = call.name;
+        const result: ToolResult =
+          !offered.has(call.name) && runner.hasTool(call.name)
+            ? notOffered(call.name, toolMode)
+            : await runner.executeTool(call.name, call.args, { caller: 'agent', callId });
+        entry.current = undefined;
+        const modelResult = redactDeep(toModelResult(call.name, result, maxResultChars), secrets);
+        const args = redactDeep(call.args, secrets);
+        record({ type: 'tool', at: Date.now(), step: call.step, toolCallId: call.toolCallId, name: call.name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult, ...(pythonRunId ? { pythonRunId } : {}) });
+        emit('agent:tool-finished', { runId, step: call.step, toolCallId: call.toolCallId, name: call.name, ok: result.ok, durationMs: result.durationMs, result: modelResult });
+        toolCalls.push({ step: call.step, toolCallId: call.toolCallId, name: call.name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult });
+        return { ok: result.ok, result: modelResult };
+      },
+    });
+    messagesOut.push(...redactDeep(messages, secrets));
+    return outcome;
+  }
+
+  type Emitter = <K extends ArmatureEventType>(type: K, payload: ArmatureEvents[K]) => void;
+
+  const api: AgentApi = {
+    async run(opts) {
+      const continued = opts.runId !== undefined;
+      const runId = opts.runId ?? newRunId();
+      const refuse = (code: string, message: string, hint: string): RunResult => ({ runId, reason: 'error', steps: 0, usage: ZERO, error: { code, message, hint }, toolCalls: [], messages: [] });
+      let prior: TranscriptEntry[] = [];
+      if (continued) {
+        if (active.has(runId)) return refuse('RUN_BUSY', `[agent] run ${runId} is still running`, 'Wait for it to finish, or stop it, then send the follow-up.');
+        try {
+          const found = transcripts.read(runId);
+          if (!found) return refuse('RUN_NOT_FOUND', `[agent] no run ${JSON.stringify(runId)}`, 'List the runs with list_runs, or start a new run without a run id.');
+          prior = found;
+        } catch (e) {
+          const info = toErrorInfo(e);
+          return refuse(info.code, info.message, (e as ArmatureError).hint ?? 'Pass a run id from list_runs.');
+        }
+      }
+      const persona = opts.persona ?? booted;
+      const toolMode = opts.toolMode ?? persona.toolMode ?? 'code';
+      const maxSteps = opts.maxSteps ?? persona.maxSteps ?? DEFAULT_MAX_STEPS;
+      const model = resolveModel(opts.model, settings.load(), persona.model);
+      const secrets = [opts.apiKey, model?.provider ? keys.get(model.provider as AgentModelRef['provider']) : undefined].filter((s): s is string => !!s);
+      const emit: Emitter = (type, payload) => bus.emit(type, redactDeep(payload, secrets));
+      const record = (e: TranscriptEntry) => transcripts.append(runId, redactDeep(e, secrets));
+      const controller = new AbortController();
+      if (opts.signal?.aborted) controller.abort();
+      opts.signal?.addEventListener('abort', () => api.abort(runId), { once: true });
+      active.set(runId, { controller });
+      const modelRef = model?.provider && model.model ? (model as AgentModelRef) : undefined;
+      const firstStep = prior.filter((e) => e.type === 'assistant').reduce((n, e) => Math.max(n, (e as { step: number }).step), 0) + 1;
+      const started: TranscriptEntry = { type: 'started', at: Date.now(), runId, goal: opts.goal, persona: persona.id, ...(modelRef ? { model: modelRef } : {}), toolMode, maxSteps, continued };
+      record(started);
+      emit('agent:run-started', { runId, goal: opts.goal, persona: persona.id, ...(modelRef ? { model: modelRef } : {}), toolMode, maxSteps, continued });
+      const toolCalls: RunToolCall[] = [];
+      const messages: unknown[] = [];
+      let outcome: TurnOutcome;
+      try {
+        outcome = await turn(runId, opts, persona, toolMode, maxSteps, model, prior, started, firstStep, secrets, emit, record, toolCalls, messages);
+      } catch (e) {
+        const error: RunError = redactDeep({ ...toErrorInfo(e), ...((e as ArmatureError).hint ? { hint: (e as ArmatureError).hint } : {}) }, secrets);
+        outcome = { reason: controller.signal.aborted ? 'aborted' : 'error', steps: 0, usage: ZERO, error };
+      } finally {
+        active.delete(runId);
+      }
+      record({ type: 'finished', at: Date.now(), reason: outcome.reason, steps: outcome.steps, usage: outcome.usage, ...(outcome.answer === undefined ? {} : { answer: outcome.answer }), ...(outcome.error ? { error: outcome.error } : {}) });
+      try {
+        await transcripts.flush();
+      } catch (e) {
+        outcome.error ??= { ...toErrorInfo(e), hint: 'The answer above is complete, but this run cannot be reopened or continued later.' };
+      }
+      emit('agent:run-finished', { runId, reason: outcome.reason, steps: outcome.steps, usage: outcome.usage, ...(outcome.answer === undefined ? {} : { answer: outcome.answer }), ...(outcome.error ? { error: outcome.error } : {}) });
+      return redactDeep({ runId, ...outcome, toolCalls, messages }, secrets);
+    },
+
+    abort(runId) {
+      for (const [id, run] of active) {
+        if (runId !== undefined && id !== runId) continue;
+        run.controller.abort();
+        // A Python run does not listen to the signal: interrupt it, so the run stops now.
+        if (run.current === 'execute_python') options.python?.interrupt();
+      }
+    },
+
+    activeRuns: () => [...active.keys()],
+
+    listRuns: (limit = 20) => transcripts.list(limit, new Set(active.keys())),
+
+    readRun: (runId) => transcripts.read(runId),
+
+    getSettings(): AgentSettings {
+      const saved = settings.load();
+      const personaModel = booted.model;
+      const model = saved ?? personaModel;
+      return {
+        ...(model ? { model } : {}),
+        source: saved ? 'settings' : personaModel ? 'persona' : 'none',
+        ...(personaModel ? { personaModel } : {}),
+        hasKey: !!(model && keys.get(model.provider)),
+        keyStorage: keys.storage,
+        ...(model ? { keyVariable: KEY_VARIABLES[model.provider] } : {}),
+      };
+    },
+
+    saveSettings(next) {
+      const model = next.model ? parseModelRef(next.model) : undefined;
+      if (next.apiKey !== undefined) {
+        const provider = (model ?? settings.load() ?? booted.model)?.provider;
+        if (!provider) throw new ArmatureError('NO_PROVIDER', '[agent] a key needs a provider', { hint: 'Choose the provider the key belongs to.' });
+        keys.set(provider, next.apiKey);
+      }
+      if (next.model !== undefined) settings.save(model);
+      const s = api.getSettings();
+      bus.emit('agent:settings-changed', { ...(s.model ? { model: s.model } : {}), hasKey: s.hasKey });
+    },
+
+    describeRun(o = {}) {
+      const persona = o.persona ?? booted;
+      const toolMode = o.toolMode ?? persona.toolMode ?? 'code';
+      const { system, tools } = prepare(persona, toolMode);
+      return { system, tools: tools.map((t) => t.name), toolMode };
+    },
+  };
+  return api;
+}
+
+function notOffered(name: string, mode: ToolMode): ToolResult {
+  return {
+    ok: false,
+    error: { code: 'TOOL_NOT_OFFERED', message: `[agent] ${name} is not one of the tools offered in this run` },
+    hint:
+      mode === 'code' && !(CODE_MODE_TOOLS as readonly string[]).includes(name)
+        ? `Call it from Python inside execute_python: call_tool("${name}", {...}).`
+        : 'Use one of the tools you were given.',
+    durationMs: 0,
+  };
+}

@@ -1,0 +1,65 @@
+import { ArmatureError } from '../../src/kernel/errors.ts';
+import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import { isNode } from '../../src/platform/detect.ts';
+import type { WorkspaceApi } from '../workspace/workspace.ts';
+import type { AgentApi } from './agent-contract.ts';
+import { createAgent, type PythonForAgent } from './agent.ts';
+import { browserKeys, environmentKeys } from './keys.ts';
+import type { ModelFactory } from './providers.ts';
+import { browserSettings, memorySettings } from './settings.ts';
+import { checkRunId, RUNS_AREA, TranscriptStore } from './transcript.ts';
+
+export type { AgentApi, AgentSettings, RunOptions, RunResult, RunSummary, TranscriptEntry } from './agent-contract.ts';
+
+/** Agent: an LLM loop over the ToolRunner, streamed as events, with a transcript per run. */
+export const metadata: UpgradeMetadata = {
+  id: 'Agent',
+  version: '1.0.0',
+  description: 'Runs a goal as a loop of model steps over the ToolRunner, streams it, and keeps a transcript per run.',
+  dependencies: ['ToolRunner', 'Workspace'],
+  optionalDependencies: ['PythonTool'],
+  blueprint: '0x000050',
+  category: 'agent',
+  widget: 'agent-widget',
+};
+
+/**
+ * Options (`boot({ config: { Agent: {...} } })`): `maxRetries` (default 2), `maxResultChars`
+ * (default 20000), `env` (Node: where keys are read; default `process.env`), `modelFactory`
+ * (tests and benchmarks: a function making the model; default the provider library's).
+ */
+export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
+  const num = (k: string) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : undefined);
+  const node = isNode();
+  // Keys: environment variables in Node; this browser's storage on the dashboard (never the workspace).
+  const keys = node
+    ? environmentKeys((ctx.config.env as Record<string, string | undefined> | undefined) ?? process.env)
+    : browserKeys(globalThis.localStorage);
+  const workspace = deps.Workspace as WorkspaceApi;
+  const api = createAgent({
+    runner: deps.ToolRunner as ToolRunnerApi,
+    bus: ctx.bus,
+    persona: ctx.persona,
+    transcripts: new TranscriptStore(workspace.area(RUNS_AREA)),
+    keys,
+    settings: node ? memorySettings() : browserSettings(globalThis.localStorage),
+    python: deps.PythonTool as PythonForAgent | undefined,
+    modelFactory: typeof ctx.config.modelFactory === 'function' ? (ctx.config.modelFactory as ModelFactory) : undefined,
+    maxRetries: num('maxRetries'),
+    maxResultChars: num('maxResultChars'),
+  });
+  return {
+    api,
+    tools: {
+      list_runs: (args) => ({ runs: api.listRuns(typeof args.limit === 'number' ? args.limit : 20) }),
+      read_run: (args) => {
+        const runId = checkRunId(args.runId);
+        const entries = api.readRun(runId);
+        if (!entries) throw new ArmatureError('RUN_NOT_FOUND', `[read_run] no run ${JSON.stringify(runId)}`, { hint: 'List the runs with list_runs.' });
+        return { runId, entries };
+      },
+    },
+    dispose: () => api.abort(),
+  };
+};

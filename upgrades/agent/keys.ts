@@ -1,0 +1,107 @@
+import { ArmatureError } from '../../src/kernel/errors.ts';
+import type { ProviderName } from './agent-contract.ts';
+
+/** The environment variable that holds each provider's key in Node. */
+export const KEY_VARIABLES: Readonly<Record<ProviderName, string>> = {
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  google: 'GOOGLE_GENERATIVE_AI_API_KEY',
+  'openai-compatible': 'ARMATURE_API_KEY',
+};
+
+/** Where provider keys come from. */
+export interface KeySource {
+  /** `environment` in Node, `browser` on the dashboard. */
+  readonly storage: 'environment' | 'browser';
+  /** The key for `provider`, if one is set. */
+  get(provider: ProviderName): string | undefined;
+  /** Stores (or, with `''`, forgets) a key. Throws `KEYS_FROM_ENVIRONMENT` where keys come from the environment. */
+  set(provider: ProviderName, key: string): void;
+}
+
+/** Keys from environment variables ({@link KEY_VARIABLES}); read at each run, so a changed variable counts. */
+export function environmentKeys(env: Readonly<Record<string, string | undefined>>): KeySource {
+  return {
+    storage: 'environment',
+    get: (provider) => env[KEY_VARIABLES[provider]]?.trim() || undefined,
+    set(provider) {
+      throw new ArmatureError('KEYS_FROM_ENVIRONMENT', `[agent] in Node the ${provider} key comes from the environment, not from a call`, {
+        hint: `Set ${KEY_VARIABLES[provider]} before starting Armature.`,
+      });
+    },
+  };
+}
+
+/** localStorage key of a provider's key on the dashboard. */
+export const browserKeyName = (provider: ProviderName) => `armature:agent:key:${provider}`;
+
+/**
+ * Keys kept in this browser's storage (localStorage): never in the workspace, IndexedDB, an event
+ * or the server. A storage that refuses (private mode) keeps the key for this page only.
+ */
+export function browserKeys(storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>): KeySource {
+  const fallback = new Map<ProviderName, string>();
+  return {
+    storage: 'browser',
+    get(provider) {
+      try {
+        return storage.getItem(browserKeyName(provider)) || fallback.get(provider) || undefined;
+      } catch {
+        return fallback.get(provider);
+      }
+    },
+    set(provider, key) {
+      const value = key.trim();
+      if (value) fallback.set(provider, value);
+      else fallback.delete(provider);
+      try {
+        if (value) storage.setItem(browserKeyName(provider), value);
+        else storage.removeItem(browserKeyName(provider));
+      } catch {
+        // Storage refused: the key lives in memory for this page.
+      }
+    },
+  };
+}
+
+const MASK = '[redacted key]';
+
+/**
+ * Replaces every occurrence of each secret in `text`. Secrets shorter than 8 characters are left
+ * alone: masking every "a" of a message would say nothing and protect nothing.
+ */
+export function redactText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 8 && out.includes(s)) out = out.split(s).join(MASK);
+  return out;
+}
+
+/** `value` with every secret masked in every string it holds (keys of objects included); shares nothing it changed. */
+export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  if (!secrets.some((s) => s.length >= 8)) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redactText(v, secrets);
+    if (Array.isArray(v)) {
+      let changed = false;
+      const out = v.map((x) => {
+        const y = walk(x);
+        if (y !== x) changed = true;
+        return y;
+      });
+      return changed ? out : v;
+    }
+    if (v && typeof v === 'object' && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
+      let changed = false;
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) {
+        const key = redactText(k, secrets);
+        const y = walk(x);
+        if (y !== x || key !== k) changed = true;
+        out[key] = y;
+      }
+      return changed ? out : v;
+    }
+    return v;
+  };
+  return walk(value) as T;
+}

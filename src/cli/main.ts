@@ -8,6 +8,7 @@ import type { McpServers } from '../kernel/mcp-servers.ts';
 import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
+import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -24,6 +25,7 @@ Usage:
   armature mcp --http [--port N] [--host H] [--allow-remote]
                                                   ... or over streamable HTTP (loopback unless told)
   armature start [--persona ID] [--port N]        the main job: serve the dashboard
+${AGENT_USAGE}
 
 Options:
   --persona ID   persona from modules/personas/ (default: default)
@@ -38,10 +40,12 @@ Options:
   --http, --port N, --host H (default 127.0.0.1), --allow-remote
                  mcp: serve over HTTP; a non-loopback host needs --allow-remote and a bearer
                  token in ARMATURE_MCP_TOKEN (default port 8765)
+${AGENT_OPTIONS_USAGE}
   --json         machine-readable output
   -h, --help     this help
 
-Exit codes: 0 on success; 1 when a tool call returns ok: false or a module failed; 2 on bad usage.`;
+Exit codes: 0 on success; 1 when a tool call returns ok: false, a module failed, or the agent
+stopped without an answer (model/provider error, --max-steps); 2 on bad usage.`;
 
 /** Output sinks, replaceable in tests. */
 export interface CliIo {
@@ -81,6 +85,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         http: { type: 'boolean', default: false },
         host: { type: 'string' },
         'allow-remote': { type: 'boolean', default: false },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        'max-steps': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -104,6 +111,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   if (command === 'start') return start(values.persona, values.port, io, mcpServers);
+  let agentArgs: ReturnType<typeof parseAgentArgs> | undefined;
+  if (command === 'agent') {
+    try {
+      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], json: values.json });
+    } catch (e) {
+      if (!(e instanceof AgentUsageError)) throw e;
+      io.err(`armature: ${e.message}`);
+      return 2;
+    }
+  }
   const commands: Record<string, (sys: ArmatureSystem) => Promise<number>> = {
     boot: async (sys) => printBoot(sys, values.json, io),
     tools: async (sys) => (values.format === undefined ? printTools(sys, values.json, io) : printFormattedTools(sys, values.format, values.strict, io)),
@@ -111,13 +128,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     run: (sys) => runPython(sys, rest, values, io),
     prompt: (sys) => printPrompt(sys, values.stats, io),
     mcp: (sys) => runMcpCommand(sys, { http: values.http, port: values.port, host: values.host, allowRemote: values['allow-remote'] }, io),
+    agent: (sys) => runAgentCommand(sys, agentArgs!, values.json, io),
   };
   const run = commands[command];
   if (!run) {
     io.err(`armature: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
     return 2;
   }
-  if (!['call', 'run'].includes(command) && rest.length) {
+  if (!['call', 'run', 'agent'].includes(command) && rest.length) {
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
     return 2;
   }

@@ -1,0 +1,100 @@
+// `armature agent` as a newcomer runs it, through the real bin script, against the scripted
+// OpenAI-compatible server on 127.0.0.1.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { NUMBERS_FILE, RESULT_FILE, SUM_ANSWER, SUM_GOAL, sumScript } from '../helpers/agent-task.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
+const KEY = 'sk-cli-test-key-9876543210';
+let server: ScriptedModelServer;
+const data = tempDir('agent-cli');
+
+/** Runs the CLI without blocking this process (the scripted server lives here). */
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '', ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const timer = setTimeout(() => child.kill(), 120_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+const modelArgs = () => ['--model', 'openai-compatible:scripted', '--base-url', server.baseURL, '--data', data];
+
+before(async () => {
+  server = await startScriptedModelServer();
+  const w = await cli(['call', 'write_file', JSON.stringify(NUMBERS_FILE), '--data', data]);
+  assert.equal(w.code, 0, w.err);
+});
+after(() => server.close());
+
+test('agent streams the answer and one line per tool call (Python output under it), exit 0; the result file is written', async () => {
+  server.model.setScript(sumScript());
+  const r = await cli(['agent', ...modelArgs(), SUM_GOAL]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /I will compute it in Python\./);
+  assert.match(r.out, new RegExp(SUM_ANSWER.replace(/[.;]/g, '\\$&')));
+  assert.match(r.err, /→ execute_python \{"code":"numbers = /);
+  assert.match(r.err, /│ sum of 5 numbers: 50/);
+  assert.match(r.err, /✓ execute_python ok \(\d+ ms\)/);
+  assert.match(r.err, /\[answered · 2 steps · 1900 in \/ 75 out tokens · run-/);
+  const file = await cli(['call', 'read_file', JSON.stringify({ path: RESULT_FILE.path }), '--data', data]);
+  assert.equal(JSON.parse(file.out).value.content, RESULT_FILE.content);
+});
+
+test('--json prints the finished run alone on stdout', async () => {
+  server.model.setScript(sumScript());
+  const r = await cli(['agent', ...modelArgs(), '--json', SUM_GOAL]);
+  assert.equal(r.code, 0, r.err);
+  const run = JSON.parse(r.out);
+  assert.equal(run.reason, 'answered');
+  assert.equal(run.answer, SUM_ANSWER);
+  assert.deepEqual(run.usage, { inputTokens: 1900, outputTokens: 75 });
+  assert.deepEqual(run.toolCalls.map((c: { name: string; ok: boolean }) => [c.name, c.ok]), [['execute_python', true]]);
+  assert.ok(run.messages.length >= 4);
+});
+
+test('a provider error and maxSteps exit 1 with a readable message; the key never shows', async () => {
+  server.model.setScript([{ status: 401, body: { error: { message: `bad key ${KEY}` } } }]);
+  const refused = await cli(['agent', ...modelArgs(), 'hello'], { ARMATURE_API_KEY: KEY });
+  assert.equal(refused.code, 1);
+  assert.match(refused.err, /armature: \[agent\] the provider refused the key \(HTTP 401/);
+  assert.match(refused.err, /hint: Set ARMATURE_API_KEY/);
+  assert.ok(!(refused.out + refused.err).includes(KEY));
+  assert.equal(server.requests.at(-1)!.headers.authorization, `Bearer ${KEY}`);
+
+  server.model.setScript(Array.from({ length: 5 }, () => ({ toolCalls: [{ name: 'list_skills', args: {} }] })));
+  const capped = await cli(['agent', ...modelArgs(), '--max-steps', '2', 'loop forever']);
+  assert.equal(capped.code, 1);
+  assert.match(capped.err, /stopped after 2 steps without a final answer/);
+  assert.match(capped.err, /\[max-steps · 2 steps/);
+});
+
+test('bad usage exits 2 with the reason', async () => {
+  const cases: [string[], RegExp][] = [
+    [['agent'], /agent needs a goal/],
+    [['agent', 'two', 'goals'], /agent takes one goal; quote it/],
+    [['agent', '--model', 'gpt-4o', 'x'], /--model takes PROVIDER:MODEL/],
+    [['agent', '--max-steps', '0', 'x'], /--max-steps takes a whole number from 1 to 100/],
+    [['agent', '--base-url', 'localhost:11434', 'x'], /--base-url takes an http\(s\) URL/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await cli(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, message);
+  }
+  const noAgent = await cli(['agent', '--persona', 'reader', '--data', data, 'x']);
+  assert.equal(noAgent.code, 1);
+  assert.match(noAgent.err, /persona reader does not load the Agent upgrade/);
+});

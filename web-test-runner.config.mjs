@@ -2,10 +2,12 @@
 import { writeFileSync } from 'node:fs';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
+import * as esbuild from 'esbuild';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
 import { projectFilesMiddleware, isolationHeadersMiddleware, sandboxWorkerMiddleware } from './src/server/middleware.ts';
 import { testFixturesMiddleware } from './test/helpers/fixtures-middleware.ts';
 import { probeMiddleware } from './test/helpers/probe-middleware.ts';
+import { scriptedModelMiddleware } from './test/helpers/scripted-model-server.ts';
 
 const executablePath = process.env.CHROME_PATH || '/usr/bin/chromium';
 const chromeArgs = [
@@ -37,6 +39,31 @@ function countingReporter() {
   };
 }
 
+// The AI SDK reaches a CommonJS package (@vercel/oidc, through its gateway) that the unbundled
+// test server cannot serve as an ES module. The dashboard's esbuild bundle handles it; here each
+// SDK package is bundled by esbuild the same way, on first request.
+const AI_SDK = ['ai', '@ai-sdk/openai-compatible', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/google'];
+function bundledPackages(names) {
+  const route = '/__armature/bundled/';
+  const built = new Map();
+  return {
+    name: 'armature-bundled-packages',
+    resolveImport: ({ source }) => (names.includes(source) ? `${route}${encodeURIComponent(source)}.js` : undefined),
+    async serve(context) {
+      if (!context.path.startsWith(route)) return undefined;
+      const name = decodeURIComponent(context.path.slice(route.length, -3));
+      if (!names.includes(name)) return undefined;
+      if (!built.has(name)) {
+        built.set(name, esbuild.build({
+          stdin: { contents: `export * from ${JSON.stringify(name)};`, resolveDir: process.cwd(), loader: 'js' },
+          bundle: true, format: 'esm', platform: 'browser', target: 'es2022', conditions: ['browser', 'production'], write: false, logLevel: 'silent',
+        }).then((r) => r.outputFiles[0].text));
+      }
+      return { body: await built.get(name), type: 'js' };
+    },
+  };
+}
+
 // Suites named *.no-isolation.* run in a second pass without the cross-origin isolation headers,
 // so the page has no SharedArrayBuffer (the JSPI and async call_tool transports).
 const isolated = process.env.ARMATURE_WTR_ISOLATION !== 'off';
@@ -50,8 +77,15 @@ export default {
   testsFinishTimeout: 600_000,
   testFramework: { config: { timeout: 120_000 } },
   browserStartTimeout: 60_000,
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022' })],
-  middleware: [...(isolated ? [isolationHeadersMiddleware()] : []), projectFilesMiddleware(process.cwd()), sandboxWorkerMiddleware(), testFixturesMiddleware(), probeMiddleware()],
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022' }), bundledPackages(AI_SDK)],
+  middleware: [
+    ...(isolated ? [isolationHeadersMiddleware()] : []),
+    projectFilesMiddleware(process.cwd()),
+    sandboxWorkerMiddleware(),
+    testFixturesMiddleware(),
+    probeMiddleware(),
+    scriptedModelMiddleware(),
+  ],
   browsers: [chromeLauncher({ launchOptions: { executablePath, headless: true, args: chromeArgs } })],
   reporters: [defaultReporter(), summaryReporter({ flatten: false }), countingReporter()],
 };

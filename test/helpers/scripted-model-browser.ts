@@ -21,3 +21,8 @@ export async function browserScriptedModel(script: ScriptTurn[], session = `s${D
     requests: async (): Promise<RecordedRequest[]> => (await fetch(`${base}/requests`)).json(),
   };
 }
+
+/** A port of 127.0.0.1 nothing listens on, from the test runner. */
+export async function unusedPortFromServer(): Promise<number> {
+  return ((await (await fetch(`${location.origin}${SCRIPTED_MODEL_ROUTE}unused-port`)).json()) as { port: number }).port;
+}

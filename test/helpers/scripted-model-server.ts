@@ -167,7 +167,8 @@ export { SCRIPTED_MODEL_ROUTE };
 /**
  * Koa middleware for web-test-runner: `<route><session>/v1/...` is a scripted model per session;
  * `POST <route><session>/script` (a JSON array of answer/failure turns) sets its script and
- * `GET <route><session>/requests` returns what it received.
+ * `GET <route><session>/requests` returns what it received; `GET <route>unused-port` names a
+ * port of 127.0.0.1 that refuses connections.
  */
 export function scriptedModelMiddleware() {
   const sessions = new Map<string, ScriptedModel>();
@@ -177,6 +178,11 @@ export function scriptedModelMiddleware() {
     const sub = `/${rest.join('/')}`;
     if (!session) {
       ctx.status = 404;
+      return;
+    }
+    if (session === 'unused-port') {
+      ctx.type = 'application/json';
+      ctx.body = { port: await unusedPort() };
       return;
     }
     if (!sessions.has(session)) sessions.set(session, new ScriptedModel());

@@ -111,6 +111,14 @@ export async function runAgentCommand(sys: ArmatureSystem, args: { goal: string;
         line(`  ${p.ok ? '✓' : '✖'} ${p.name} ${p.ok ? 'ok' : `${r.error?.code ?? r.error?.type}: ${short(r.error?.message, 160)}`} (${p.durationMs.toFixed(0)} ms)`);
       }),
     );
+    let pythonStarting = false;
+    subs.push(
+      sys.bus.on('python:progress', (p) => {
+        if (pythonStarting || p.stage === 'ready') return;
+        pythonStarting = true;
+        line('    … starting Python (its first run takes a few seconds)');
+      }),
+    );
     subs.push(sys.bus.on('agent:request-failed', (p) => line(`  ! the model request failed (${p.message})${p.willRetry ? `; retrying (attempt ${p.attempt})` : ''}`)));
   }
   const controller = new AbortController();

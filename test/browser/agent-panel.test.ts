@@ -97,7 +97,7 @@ describe('the agent panel', () => {
     const call = shadow(transcript())!.querySelector('details.call[data-tool=execute_python]')!;
     expect(call.textContent).to.contain('✓ ok');
     expect(call.querySelector('.output')!.textContent).to.equal(SUM_STDOUT);
-    expect(call.querySelector('.args')!.textContent).to.contain('call_tool(\\"read_file\\"');
+    expect(call.querySelector('.args.code')!.textContent).to.contain('call_tool("read_file", {"path": "data/numbers.txt"})');
     // No HTML from the model: text bindings only.
     expect(shadow(transcript())!.querySelector('script, img, iframe')).to.equal(null);
 

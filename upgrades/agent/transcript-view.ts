@@ -59,7 +59,7 @@ export class AgentTranscript extends LitElement {
     return html`<details class="call" data-call=${c.toolCallId} data-tool=${c.name} ?open=${c.running}>
       <summary>⚙ ${c.name} · <span class=${c.running ? '' : c.ok ? 'ok' : 'fail'}>${state}</span>${duration}</summary>
       <p class="label">Arguments</p>
-      <pre class="args">${json(c.args)}</pre>
+      ${renderArgs(c.args)}
       ${c.output.length || c.pythonRunId
         ? html`<p class="label">Python output${c.outputDropped ? ` (first ${c.outputDropped.toLocaleString('en')} characters not shown)` : ''}</p>
             <pre class="output" aria-label="Python output of ${c.name}">${c.output.length ? c.output.map((o) => html`<span class=${o.stream}>${o.text}</span>`) : '(none yet)'}</pre>`
@@ -98,6 +98,16 @@ export class AgentTranscript extends LitElement {
       ${v.turns.length > 1 ? html`<p class="finished">Run total: ${formatUsage(v.usage)}</p>` : nothing}
     </section>`;
   }
+}
+
+/** Arguments as JSON; code (execute_python's `code`) as the code it is, not an escaped string. */
+function renderArgs(args: unknown): TemplateResult {
+  const a = args as { code?: unknown } | null;
+  if (a && typeof a === 'object' && !Array.isArray(a) && typeof a.code === 'string') {
+    const { code, ...rest } = a;
+    return html`${Object.keys(rest).length ? html`<pre class="args">${json(rest)}</pre>` : nothing}<pre class="args code" aria-label="code">${code as string}</pre>`;
+  }
+  return html`<pre class="args">${json(args)}</pre>`;
 }
 
 function errorCode(result: unknown): string {

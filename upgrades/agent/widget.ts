@@ -144,7 +144,7 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
         <agent-settings .agent=${this.agent}></agent-settings>
       </details>
       <label class="goal-label" for="goal">${following ? 'Follow-up (continues this run)' : 'Goal'}</label>
-      <textarea id="goal" placeholder="e.g. Add up the numbers in data/numbers.txt and write the sum to results/sum.txt — Ctrl+Enter sends" @keydown=${this.onKeydown}></textarea>
+      <textarea id="goal" placeholder=${following ? 'Ask a follow-up about this run — Ctrl+Enter sends' : 'e.g. Add up the numbers in data/numbers.txt and write the sum to results/sum.txt — Ctrl+Enter sends'} @keydown=${this.onKeydown}></textarea>
       <div class="row">
         <button type="button" data-control="send" ?disabled=${running || !this.agent} @click=${() => this.send()}>${following ? 'Send follow-up' : 'Send'}</button>
         <button type="button" data-control="stop" ?disabled=${!running} @click=${() => this.agent?.abort(this.view?.runId)}>■ Stop</button>

@@ -54,6 +54,29 @@ export interface AgentOptions {
 
 const ZERO = { inputTokens: 0, outputTokens: 0 };
 
+type Emitter = <K extends ArmatureEventType>(type: K, payload: ArmatureEvents[K]) => void;
+
+/** Everything one turn of a run needs, settled before it starts. */
+interface TurnContext {
+  runId: string;
+  opts: RunOptions;
+  persona: Persona;
+  toolMode: ToolMode;
+  maxSteps: number;
+  model: Partial<AgentModelRef> | undefined;
+  /** The transcript so far, ending with this turn's `started` entry. */
+  history: TranscriptEntry[];
+  firstStep: number;
+  /** The keys to mask in everything the turn emits, records and returns. */
+  secrets: string[];
+  emit: Emitter;
+  record(entry: TranscriptEntry): void;
+  /** Filled by the turn. */
+  toolCalls: RunToolCall[];
+  /** Filled by the turn: the conversation as sent. */
+  messages: unknown[];
+}
+
 /** The model a run uses: the call's fields over the saved choice (or the persona's model). */
 export function resolveModel(override: Partial<AgentModelRef> | undefined, saved: AgentModelRef | undefined, persona: AgentModelRef | undefined): Partial<AgentModelRef> | undefined {
   const base = saved ?? persona;
@@ -103,7 +126,9 @@ export function createAgent(options: AgentOptions): AgentApi {
       hint: where === 'environment' ? `Set ${KEY_VARIABLES[model.provider]} in the environment.` : `Paste a ${model.provider} key in the agent panel's settings (it stays in this browser).`,
     });
 
-  async function turn(runId: string, opts: RunOptions, persona: Persona, toolMode: ToolMode, maxSteps: number, model: Partial<AgentModelRef> | undefined, prior: TranscriptEntry[], started: TranscriptEntry, firstStep: number, secrets: string[], emit: Emitter, record: (e: TranscriptEntry) => void, toolCalls: RunToolCall[], messagesOut: unknown[]): Promise<TurnOutcome> {
+  /** One turn: checks the set-up, makes the model, runs the loop; throws only set-up errors. */
+  async function turn(t: TurnContext): Promise<TurnOutcome> {
+    const { runId, opts, persona, toolMode, model, secrets, emit, record } = t;
     const entry = active.get(runId)!;
     if (!opts.goal.trim()) throw new ArmatureError('EMPTY_GOAL', '[agent] the goal is empty', { hint: 'Say what the agent should do.' });
     if (!model?.provider || !model.model) throw noModel(persona, model);
@@ -112,7 +137,7 @@ export function createAgent(options: AgentOptions): AgentApi {
     if (!apiKey && ref.provider !== 'openai-compatible') throw noKey(ref);
     const { system, tools } = prepare(persona, toolMode);
     const offered = new Set(tools.map((t) => t.name));
-    let step = firstStep;
+    let step = t.firstStep;
     const observed = observedFetch({
       ...(options.fetch ? { fetch: options.fetch } : {}),
       maxRetries,
@@ -121,14 +146,14 @@ export function createAgent(options: AgentOptions): AgentApi {
     });
     const languageModel = await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch });
     const { runTurn } = await import('./loop.ts');
-    const messages = toModelMessages([...prior, started]);
+    const messages = toModelMessages(t.history);
     const outcome = await runTurn({
       model: languageModel,
       system,
       messages,
       tools,
-      maxSteps,
-      firstStep,
+      maxSteps: t.maxSteps,
+      firstStep: t.firstStep,
       maxRetries,
       signal: entry.controller.signal,
       onStepStart: (s) => {
@@ -154,15 +179,13 @@ export function createAgent(options: AgentOptions): AgentApi {
         const args = redactDeep(call.args, secrets);
         record({ type: 'tool', at: Date.now(), step: call.step, toolCallId: call.toolCallId, name: call.name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult, ...(pythonRunId ? { pythonRunId } : {}) });
         emit('agent:tool-finished', { runId, step: call.step, toolCallId: call.toolCallId, name: call.name, ok: result.ok, durationMs: result.durationMs, result: modelResult });
-        toolCalls.push({ step: call.step, toolCallId: call.toolCallId, name: call.name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult });
+        t.toolCalls.push({ step: call.step, toolCallId: call.toolCallId, name: call.name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult });
         return { ok: result.ok, result: modelResult };
       },
     });
-    messagesOut.push(...redactDeep(messages, secrets));
+    t.messages.push(...redactDeep(messages, secrets));
     return outcome;
   }
-
-  type Emitter = <K extends ArmatureEventType>(type: K, payload: ArmatureEvents[K]) => void;
 
   const api: AgentApi = {
     async run(opts) {
@@ -186,11 +209,18 @@ export function createAgent(options: AgentOptions): AgentApi {
       const maxSteps = opts.maxSteps ?? persona.maxSteps ?? DEFAULT_MAX_STEPS;
       const model = resolveModel(opts.model, settings.load(), persona.model);
       const secrets = [opts.apiKey, model?.provider ? keys.get(model.provider as AgentModelRef['provider']) : undefined].filter((s): s is string => !!s);
-      const emit: Emitter = (type, payload) => bus.emit(type, redactDeep(payload, secrets));
+      const emit: Emitter = (type, payload) => {
+        try {
+          bus.emit(type, redactDeep(payload, secrets));
+        } catch {
+          // The module was disposed mid-run (its bus scope refuses): nobody listens any more.
+        }
+      };
       const record = (e: TranscriptEntry) => transcripts.append(runId, redactDeep(e, secrets));
       const controller = new AbortController();
       if (opts.signal?.aborted) controller.abort();
-      opts.signal?.addEventListener('abort', () => api.abort(runId), { once: true });
+      const onAbort = () => api.abort(runId);
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
       active.set(runId, { controller });
       const modelRef = model?.provider && model.model ? (model as AgentModelRef) : undefined;
       const firstStep = prior.filter((e) => e.type === 'assistant').reduce((n, e) => Math.max(n, (e as { step: number }).step), 0) + 1;
@@ -201,12 +231,13 @@ export function createAgent(options: AgentOptions): AgentApi {
       const messages: unknown[] = [];
       let outcome: TurnOutcome;
       try {
-        outcome = await turn(runId, opts, persona, toolMode, maxSteps, model, prior, started, firstStep, secrets, emit, record, toolCalls, messages);
+        outcome = await turn({ runId, opts, persona, toolMode, maxSteps, model, history: [...prior, started], firstStep, secrets, emit, record, toolCalls, messages });
       } catch (e) {
         const error: RunError = redactDeep({ ...toErrorInfo(e), ...((e as ArmatureError).hint ? { hint: (e as ArmatureError).hint } : {}) }, secrets);
         outcome = { reason: controller.signal.aborted ? 'aborted' : 'error', steps: 0, usage: ZERO, error };
       } finally {
         active.delete(runId);
+        opts.signal?.removeEventListener('abort', onAbort);
       }
       record({ type: 'finished', at: Date.now(), reason: outcome.reason, steps: outcome.steps, usage: outcome.usage, ...(outcome.answer === undefined ? {} : { answer: outcome.answer }), ...(outcome.error ? { error: outcome.error } : {}) });
       try {

@@ -15,6 +15,8 @@ let agent: AgentApi;
 let server: ScriptedModelServer;
 
 before(async () => {
+  // A provider key in the process environment, as the CLI has it: Python must not see it.
+  process.env.ARMATURE_E2E_PROVIDER_API_KEY = KEY;
   server = await startScriptedModelServer();
   sys = await boot({ dataDir: tempDir('agent-e2e'), historySize: 20_000, config: { Agent: { env: { ARMATURE_API_KEY: KEY } } } });
   agent = await sys.resolve<AgentApi>('Agent');
@@ -22,6 +24,7 @@ before(async () => {
   assert.equal(w.ok, true);
 });
 after(async () => {
+  delete process.env.ARMATURE_E2E_PROVIDER_API_KEY;
   await sys.dispose();
   await server.close();
 });
@@ -134,5 +137,9 @@ test('an unreachable base URL is reported at once, naming the URL; the system ke
   assert.equal(again.answer, SUM_ANSWER);
   const py = await sys.tools.executeTool<{ value: number }>('execute_python', { code: '6 * 7' });
   assert.equal(py.ok && py.value.value, 42);
+  // Agent-written code cannot read a provider key from the environment of its worker.
+  const env = await sys.tools.executeTool<{ value: string[] }>('execute_python', { code: 'import js, json\nsorted(json.loads(js.JSON.stringify(js.process.env)).keys())' });
+  assert.ok(env.ok && env.value.value.includes('PATH'), JSON.stringify(env).slice(0, 300));
+  assert.ok(env.ok && !env.value.value.includes('ARMATURE_E2E_PROVIDER_API_KEY'));
   assert.deepEqual(agent.activeRuns(), []);
 });

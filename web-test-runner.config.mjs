@@ -42,7 +42,7 @@ function countingReporter() {
 // The AI SDK reaches a CommonJS package (@vercel/oidc, through its gateway) that the unbundled
 // test server cannot serve as an ES module. The dashboard's esbuild bundle handles it; here each
 // SDK package is bundled by esbuild the same way, on first request.
-const AI_SDK = ['ai', '@ai-sdk/openai-compatible', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/google'];
+const AI_SDK = ['ai', 'ai/test', '@ai-sdk/openai-compatible', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/google'];
 function bundledPackages(names) {
   const route = '/__armature/bundled/';
   const built = new Map();

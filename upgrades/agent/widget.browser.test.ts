@@ -1,0 +1,105 @@
+// <agent-widget> in Chromium over a real agent (ToolRunner, workspace area) and the library's mock
+// model, held mid-answer so the panel can be watched while the text streams and stopped.
+import { expect } from 'chai';
+import { createEventBus } from '../../src/kernel/event-bus.ts';
+import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { scriptedMockModel, type MockTurn } from '../../test/helpers/mock-model.ts';
+import { $, mount, report } from '../../test/helpers/widget-fixture.ts';
+import { createToolRunner } from '../tool-runner/tool-runner.ts';
+import { createWorkspace } from '../workspace/workspace.ts';
+import { createAgent } from './agent.ts';
+import { browserKeyName, browserKeys } from './keys.ts';
+import { browserSettings } from './settings.ts';
+import { TranscriptStore } from './transcript.ts';
+import type { AgentWidget } from './widget.ts';
+import './widget.ts';
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const t0 = Date.now();
+  while (!check()) {
+    if (Date.now() - t0 > 10_000) throw new Error(`${what}: not in time`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function memoryStorage() {
+  const map = new Map<string, string>();
+  return { map, getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v), removeItem: (k: string) => void map.delete(k) };
+}
+
+async function fixture(turns: MockTurn[], hold?: Promise<void>) {
+  const bus = createEventBus({ historySize: 2000 });
+  const persona: Persona = { id: 'p', name: 'P', description: 'p', upgrades: ['ToolRunner'], tools: ['*'], skills: [], toolMode: 'direct' };
+  const runner = createToolRunner({ bus, persona });
+  const workspace = await createWorkspace({ store: memoryStore(), bus });
+  const storage = memoryStorage();
+  const agent = createAgent({
+    runner,
+    bus,
+    persona,
+    transcripts: new TranscriptStore(workspace.area('runs')),
+    keys: browserKeys(storage),
+    settings: browserSettings(storage),
+    modelFactory: async () => scriptedMockModel(turns, { hold: () => hold }),
+  });
+  const el = document.createElement('agent-widget') as AgentWidget;
+  el.context = { bus, moduleId: 'Agent', api: agent, report: report('Agent', { category: 'agent' as never }) };
+  await mount(el);
+  return { el, agent, storage };
+}
+
+const transcriptText = (el: AgentWidget) => ($(el, 'agent-transcript')?.shadowRoot?.textContent ?? '').replace(/\s+/g, ' ');
+const button = (el: AgentWidget, id: string) => $(el, `[data-control=${id}]`) as HTMLButtonElement;
+
+describe('<agent-widget>', () => {
+  it('streams the text as it comes, and Stop ends the run', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    const f = await fixture([{ text: ['Thinking ', 'about ', 'it'] }], hold);
+    f.agent.saveSettings({ model: { provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:9/v1' } });
+    const sent = f.el.send('ponder');
+    await until(() => transcriptText(f.el).includes('Thinking about it'), 'the streamed text before the answer is complete');
+    expect(button(f.el, 'send').disabled).to.equal(true);
+    expect(button(f.el, 'stop').disabled).to.equal(false);
+    button(f.el, 'stop').click();
+    release();
+    await sent;
+    await until(() => transcriptText(f.el).includes('■ stopped'), 'the stopped run');
+    expect(button(f.el, 'send').disabled).to.equal(false);
+    f.el.remove();
+  });
+
+  it('renders what the model says as text, never as HTML', async () => {
+    const f = await fixture([{ text: '<img src=x onerror="window.__pwned = 1"><b>bold</b>' }]);
+    f.agent.saveSettings({ model: { provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:9/v1' } });
+    await f.el.send('say html');
+    await until(() => transcriptText(f.el).includes('answered'), 'the answer');
+    const root = $(f.el, 'agent-transcript')!.shadowRoot!;
+    expect(root.querySelector('img, b')).to.equal(null);
+    expect(root.textContent).to.contain('<img src=x');
+    expect((window as { __pwned?: number }).__pwned).to.equal(undefined);
+    f.el.remove();
+  });
+
+  it('saves the settings; the key goes to browser storage and is never shown back', async () => {
+    const f = await fixture([]);
+    const form = $(f.el, 'agent-settings')!;
+    await (form as unknown as { updateComplete: Promise<void> }).updateComplete;
+    const q = (s: string) => form.shadowRoot!.querySelector(s) as HTMLInputElement;
+    const select = q('select') as unknown as HTMLSelectElement;
+    select.value = 'anthropic';
+    select.dispatchEvent(new Event('change'));
+    await (form as unknown as { updateComplete: Promise<void> }).updateComplete;
+    q('[name=model]').value = 'claude-test';
+    q('[name=apiKey]').value = 'sk-ant-widget-secret-123';
+    (q('[data-control=save-settings]') as unknown as HTMLButtonElement).click();
+    await (form as unknown as { updateComplete: Promise<void> }).updateComplete;
+    expect(f.storage.map.get(browserKeyName('anthropic'))).to.equal('sk-ant-widget-secret-123');
+    expect(f.agent.getSettings()).to.include({ source: 'settings', hasKey: true, keyStorage: 'browser' });
+    expect(q('[name=apiKey]').value).to.equal('');
+    expect(form.shadowRoot!.innerHTML).to.not.contain('sk-ant-widget-secret-123');
+    expect(f.el.shadowRoot!.innerHTML).to.not.contain('sk-ant-widget-secret-123');
+    f.el.remove();
+  });
+});

@@ -65,7 +65,7 @@ export const PersonaSchema = z.strictObject({
     .strictObject({
       provider: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']),
       model: z.string().min(1),
-      baseURL: z.url({ protocol: /^https?$/ }).optional(),
+      baseURL: z.url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. "http://127.0.0.1:11434/v1"' }).optional(),
     })
     .optional(),
   /** Model steps per run (or follow-up) before the agent stops. Default: 8. */

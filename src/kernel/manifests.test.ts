@@ -124,3 +124,15 @@ test('an --mcp-config file is read in the format other MCP clients use', () => {
   assert.throws(() => parseMcpConfig('mcp.json', '{"servers": {}}'), (e: unknown) => e instanceof ManifestError && /mcp\.json: at \$\.mcpServers: Invalid input/.test(e.message));
   assert.throws(() => parseMcpConfig('mcp.json', '{'), /mcp\.json: not valid JSON/);
 });
+
+test("the agent's persona fields: a model, maxSteps and toolMode, each checked with its path", async () => {
+  const model = { provider: 'openai-compatible', model: 'qwen2.5', baseURL: 'http://127.0.0.1:11434/v1' };
+  const m = await readManifests(files({ 'modules/personas/default.json': { ...persona, model, maxSteps: 12, toolMode: 'direct' } }));
+  assert.deepEqual(findPersona(m, 'default').model, model);
+  const url = await manifestError({ 'modules/personas/default.json': { ...persona, model: { ...model, baseURL: 'localhost:11434' } } });
+  assert.match(url.message, /at \$\.model\.baseURL: an http\(s\) URL, e\.g\. "http:\/\/127\.0\.0\.1:11434\/v1"/);
+  const mode = await manifestError({ 'modules/personas/default.json': { ...persona, toolMode: 'python' } });
+  assert.match(mode.message, /at \$\.toolMode:/);
+  const steps = await manifestError({ 'modules/personas/default.json': { ...persona, maxSteps: 0 } });
+  assert.match(steps.message, /at \$\.maxSteps:/);
+});

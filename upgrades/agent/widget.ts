@@ -3,7 +3,7 @@ import type { EventRecord } from '../../src/kernel/event-bus.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
-import type { AgentApi, RunSummary } from './agent-contract.ts';
+import type { AgentApi, RunError, RunSummary } from './agent-contract.ts';
 import { applyEvent, emptyView, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
 import './settings-form.ts';
 import { formatUsage } from './transcript-view.ts';
@@ -14,7 +14,7 @@ import { formatUsage } from './transcript-view.ts';
  * runs to reopen. It renders what the Agent upgrade's events and API say; the loop lives there.
  */
 export class AgentWidget extends ModuleWidget<AgentApi> {
-  static override properties = { ...ModuleWidget.properties, view: { state: true }, runs: { state: true }, version: { state: true } };
+  static override properties = { ...ModuleWidget.properties, view: { state: true }, runs: { state: true }, version: { state: true }, refused: { state: true } };
   static override styles = [
     widgetStyles,
     css`
@@ -36,6 +36,8 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
   declare view: RunView | undefined;
   declare runs: RunSummary[];
   declare version: number;
+  /** A run the agent refused before it started (e.g. a follow-up of a run that is gone). */
+  declare refused: RunError | undefined;
 
   private readonly events = new BusController(this, () => this.bus, [...VIEW_EVENTS, 'agent:settings-changed'], (r) => this.onEvent(r as EventRecord));
 
@@ -99,7 +101,18 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
     if (box) box.value = '';
     const runId = this.view && this.view.turns.length ? this.view.runId : undefined;
     if (!runId) this.view = undefined;
-    await this.agent.run({ goal: text, ...(runId ? { runId } : {}) });
+    this.refused = undefined;
+    const result = await this.agent.run({ goal: text, ...(runId ? { runId } : {}) });
+    // A run that never started has no events to show: say why here.
+    if (result.error && !this.started(result.runId)) this.refused = result.error;
+  }
+
+  private started(runId: string): boolean {
+    try {
+      return !!this.agent?.readRun(runId)?.length;
+    } catch {
+      return false;
+    }
   }
 
   private newRun(): void {
@@ -151,6 +164,7 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
         ${following ? html`<button type="button" data-control="new-run" ?disabled=${running} @click=${() => this.newRun()}>New run</button>` : nothing}
         <span class="kbd">Ctrl/Cmd+Enter sends</span>
       </div>
+      ${this.refused ? html`<p class="message" role="alert">${this.refused.message}${this.refused.hint ? ` ${this.refused.hint}` : ''}</p>` : nothing}
       <agent-transcript .view=${this.view} .version=${this.version}></agent-transcript>
       ${this.renderRuns()}
     `;

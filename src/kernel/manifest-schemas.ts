@@ -59,6 +59,8 @@ export const PersonaSchema = z.strictObject({
   tools: z.array(allowEntry),
   /** Skill namespaces the agent is told about. Default: none. */
   skills: z.array(z.string().min(1)).default([]),
+  /** MCP servers whose tools this persona gets (needs the McpClient upgrade). Default: none. */
+  mcpServers: McpServersSchema.optional(),
   // --- The agent (upgrade Agent) ---
   /** The model the agent talks to; the dashboard and the CLI can override it. Default: none. */
   model: z

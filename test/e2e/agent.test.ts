@@ -48,7 +48,8 @@ test('the model calls execute_python, which reads a workspace file through call_
   const system = first.body.messages[0]!;
   assert.equal(system.role, 'system');
   assert.match(String(system.content), /Work in Python: call `execute_python` with code/);
-  assert.match(String(system.content), /workspace: from tools\.workspace import/);
+  // The workspace's tools are offered as Python functions (at whatever detail the prompt affords).
+  assert.match(String(system.content), /^workspace: .*read_file/m);
   assert.match(String(system.content), /reply with the answer in plain text/);
   assert.deepEqual(first.body.messages[1], { role: 'user', content: SUM_GOAL });
   assert.deepEqual(first.body.tools!.map((t) => t.function.name).sort(), ['execute_python', 'list_skills', 'read_skill']);

@@ -17,14 +17,16 @@ Usage:
   armature tools [--persona ID] [--json]          the tool declarations the persona allows
   armature tools --format openai|openai-responses|anthropic|gemini|mcp [--strict]
                                                   the same tools as one model provider declares them
-  armature call TOOL 'JSON-ARGS' [--persona ID]   run one tool; prints its result as JSON
-  armature run FILE.py | -c CODE [--timeout MS] [--json]
+  armature call TOOL 'JSON-ARGS' [--persona ID] [--no-snapshot]
+                                                  run one tool; prints its result as JSON
+  armature run FILE.py | -c CODE [--timeout MS] [--json] [--no-snapshot]
                                                   run Python headless, streaming its output
   armature prompt [--persona ID] [--stats]        the system-prompt fragment for the persona
   armature mcp [--persona ID]                     serve the persona's tools to MCP clients over stdio
   armature mcp --http [--port N] [--host H] [--allow-remote]
                                                   ... or over streamable HTTP (loopback unless told)
-  armature start [--persona ID] [--port N]        the main job: serve the dashboard
+  armature start [--persona ID] [--port N] [--no-snapshot]
+                                                  the main job: serve the dashboard
 ${AGENT_USAGE}
 
 Options:
@@ -35,6 +37,8 @@ Options:
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
   -c CODE        Python code for run, instead of a file
   --timeout MS   run: stop Python after MS milliseconds (default 30000)
+  --no-snapshot  start Python anew, without reading or writing the start-up snapshot
+                 (kept in DIR/cache/pyodide-snapshot/; in the browser, in Cache Storage)
   --stats        prompt: compare its size with the full JSON schemas of the same tools
   --format F     tools: declarations for provider F; --strict: OpenAI/Anthropic strict mode
   --http, --port N, --host H (default 127.0.0.1), --allow-remote
@@ -88,6 +92,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         model: { type: 'string' },
         'base-url': { type: 'string' },
         'max-steps': { type: 'string' },
+        'no-snapshot': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -110,7 +115,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`armature: ${e.message}`);
     return 2;
   }
-  if (command === 'start') return start(values.persona, values.port, io, mcpServers);
+  const snapshot = values['no-snapshot'] ? 'off' : 'persist';
+  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers);
   let agentArgs: ReturnType<typeof parseAgentArgs> | undefined;
   if (command === 'agent') {
     try {
@@ -146,7 +152,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     sys = await boot({
       persona: values.persona,
       dataDir: values.data,
-      config: { PyodideRuntime: { autoStart: command === 'mcp' }, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
+      config: { PyodideRuntime: { autoStart: command === 'mcp', snapshot }, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);
@@ -174,7 +180,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
  * Serves the dashboard until the process is stopped. From a checkout it is built from the sources
  * first; an installed package serves the prebuilt one it ships, writing nothing inside it.
  */
-async function start(persona: string, portArg: string | undefined, io: CliIo, mcpServers?: McpServers): Promise<number> {
+async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers): Promise<number> {
   const { startServer } = await import('../server/serve.ts');
   const { projectRoot } = await import('../platform/node.ts');
   const port = portArg === undefined ? undefined : Number(portArg);
@@ -196,7 +202,10 @@ async function start(persona: string, portArg: string | undefined, io: CliIo, mc
     io.err(`armature: ${describeError(e)}`);
     return 1;
   }
-  const url = persona === 'default' ? server.url : `${server.url}?persona=${encodeURIComponent(persona)}`;
+  const query = new URLSearchParams();
+  if (persona !== 'default') query.set('persona', persona);
+  if (snapshot === 'off') query.set('snapshot', 'off');
+  const url = query.size ? `${server.url}?${query}` : server.url;
   io.out(`Armature dashboard: ${url}`);
   io.out('Open it in Chromium or Chrome; press Ctrl+C to stop.');
   await new Promise<void>((resolve) => {

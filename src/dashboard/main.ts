@@ -30,7 +30,12 @@ try {
     platform: createBrowserPlatform(),
     config: {
       // The server bundles the worker next to this file and serves Pyodide from the installed package.
-      PyodideRuntime: { workerUrl: new URL('./pyodide-worker.js', import.meta.url).href, indexURL: new URL('/pyodide/', location.href).href },
+      // ?snapshot=off (armature start --no-snapshot) starts Python without the start-up snapshot.
+      PyodideRuntime: {
+        workerUrl: new URL('./pyodide-worker.js', import.meta.url).href,
+        indexURL: new URL('/pyodide/', location.href).href,
+        snapshot: params.get('snapshot') === 'off' ? 'off' : 'persist',
+      },
       ...(servers ? { McpClient: { servers } } : {}),
     },
   });

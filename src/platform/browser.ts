@@ -1,10 +1,11 @@
+import { openCacheStorage } from './browser-cache.ts';
 import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
 
 /** Options of {@link createBrowserPlatform}. */
 export interface BrowserPlatformOptions {
   /** URL of the server's project snapshot endpoint. Default: `/__armature/project.json`. */
   projectUrl?: string;
-  /** Prefix of IndexedDB database names, so tests can isolate themselves. Default: `armature`. */
+  /** Prefix of IndexedDB database and Cache Storage names, so tests can isolate themselves. Default: `armature`. */
   dbPrefix?: string;
 }
 
@@ -13,7 +14,7 @@ export interface ProjectSnapshot {
   files: Record<string, string>;
 }
 
-/** The browser platform: project files from one server snapshot, stores in IndexedDB. */
+/** The browser platform: project files from one server snapshot, stores in IndexedDB, caches in Cache Storage. */
 export function createBrowserPlatform(options: BrowserPlatformOptions = {}): Platform {
   const url = options.projectUrl ?? '/__armature/project.json';
   const prefix = options.dbPrefix ?? 'armature';
@@ -37,7 +38,7 @@ export function createBrowserPlatform(options: BrowserPlatformOptions = {}): Pla
       return text;
     },
   };
-  return { kind: 'browser', project, openStore: (name) => openIndexedDbStore(`${prefix}:${name}`) };
+  return { kind: 'browser', project, openStore: (name) => openIndexedDbStore(`${prefix}:${name}`), openCache: (name) => openCacheStorage(`${prefix}:${name}`) };
 }
 
 function request<T>(req: IDBRequest<T>): Promise<T> {

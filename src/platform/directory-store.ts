@@ -9,12 +9,11 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ArmatureError } from '../kernel/errors.ts';
+import { syncDir, TEMP_MARK as TMP_MARK } from './node-files.ts';
 import type { FileStore, StoredFile } from './platform.ts';
 
 /** `O_NOFOLLOW` where the platform has it (not on Windows, where links need privileges to make). */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-/** Marks files being written (renamed over their target once durable); never loaded. */
-const TMP_MARK = '.armature-tmp-';
 
 /** The store refused a path that goes through a symbolic link or leaves the store. */
 export class UnsafeStorePathError extends ArmatureError {
@@ -135,19 +134,6 @@ async function readNoFollow(full: string): Promise<{ data: Uint8Array; mtime: nu
     return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), mtime: Math.round(info.mtimeMs) };
   } finally {
     await handle.close();
-  }
-}
-
-async function syncDir(path: string): Promise<void> {
-  try {
-    const handle = await open(path, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some file systems refuse fsync on directories; the rename is still atomic there.
   }
 }
 

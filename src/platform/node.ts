@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDirectoryStore } from './directory-store.ts';
+import { openDirectoryCache } from './node-cache.ts';
 import { packageRoot } from './package-layout.ts';
 import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
 
@@ -16,7 +17,7 @@ export interface NodePlatformOptions {
   root?: string;
 }
 
-/** The Node platform: project files from disk, stores as directories under `dataDir`. */
+/** The Node platform: project files from disk, stores as directories under `dataDir`, caches under `dataDir/cache`. */
 export function createNodePlatform(options: NodePlatformOptions = {}): Platform {
   const dataDir = resolve(options.dataDir ?? '.armature');
   const root = resolve(options.root ?? projectRoot);
@@ -24,6 +25,7 @@ export function createNodePlatform(options: NodePlatformOptions = {}): Platform 
     kind: 'node',
     project: nodeProjectFiles(root),
     openStore: async (name) => openDirectoryStore(join(dataDir, name)),
+    openCache: (name) => openDirectoryCache(join(dataDir, 'cache', name)),
   };
 }
 

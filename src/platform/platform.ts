@@ -33,6 +33,29 @@ export interface FileStore {
   close(): Promise<void>;
 }
 
+/**
+ * A cache of blobs by key (files under the data dir in Node, Cache Storage in the browser).
+ * What it holds can be re-made: a missing or unreadable entry reads as absent. Keys are
+ * letters, digits, `.`, `_` and `-`.
+ */
+export interface BlobCache {
+  /** The blob stored under `key`, or undefined when there is none. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /** Stores `data` under `key`, replacing any blob there; resolves once it is durable and whole. */
+  put(key: string, data: Uint8Array): Promise<void>;
+  /** Removes the blob under `key`; absent keys are ignored. */
+  delete(key: string): Promise<void>;
+  /** Every key with a blob, sorted. */
+  keys(): Promise<string[]>;
+}
+
+/** Throws unless `key` is a valid {@link BlobCache} key. */
+export function checkCacheKey(key: string): void {
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(key) || key.startsWith('.')) {
+    throw new Error(`[cache] invalid key ${JSON.stringify(key)}: use 1-200 letters, digits, '.', '_' and '-', not starting with '.'`);
+  }
+}
+
 /** Everything platform-specific the kernel and upgrades need. */
 export interface Platform {
   /** Which platform this is. */
@@ -41,4 +64,9 @@ export interface Platform {
   readonly project: ProjectFiles;
   /** Opens (creating if needed) the durable store called `name`, e.g. `workspace`. */
   openStore(name: string): Promise<FileStore>;
+  /**
+   * The blob cache called `name`, e.g. `pyodide-snapshot`. Nothing is read or written until the
+   * cache is used (Node: `<dataDir>/cache/<name>/`; browser: Cache Storage).
+   */
+  openCache(name: string): BlobCache;
 }

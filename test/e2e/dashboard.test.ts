@@ -156,3 +156,25 @@ test('the Interrupt button stops `while True: pass`', async () => {
   assert.match(text, /Hint: The run was interrupted/);
   await page.screenshot({ path: join(artifacts, 'dashboard-interrupted.png'), fullPage: true });
 });
+
+test('a reload restores Python from the start-up snapshot kept in Cache Storage', async () => {
+  // The first load writes the snapshot in the background once Python is up: wait for it.
+  const kept = await page.waitForFunction(
+    () => caches.open('armature:pyodide-snapshot').then(async (c) => (await c.keys()).some((r) => r.url.endsWith('.snapshot'))),
+    { timeout: 60_000, polling: 200 },
+  );
+  assert.equal(await kept.jsonValue(), true);
+  await page.reload({ waitUntil: 'load' });
+  await waitForText('pyodide-runtime-widget', /Started\s*from the start-up snapshot/, 90_000);
+  const state = await page.evaluate(async () => {
+    const sys = (window as unknown as { armature: { resolve(id: string): Promise<{ getState(): { fromSnapshot?: boolean; status: string } }> } }).armature;
+    return (await sys.resolve('PyodideRuntime')).getState();
+  });
+  assert.deepEqual([state.fromSnapshot, state.status], [true, 'ready']);
+  const root = await consoleRoot();
+  await root.evaluate((r) => {
+    (r as ShadowRoot).querySelector('textarea')!.value = 'print("after the reload")\n6 * 7';
+  });
+  await root.evaluate((r) => (r as ShadowRoot).querySelector<HTMLButtonElement>('[data-control=run]')!.click());
+  await waitForText('python-console', /after the reload[\s\S]*value: 42/);
+});

@@ -1,6 +1,6 @@
 // In-memory platform pieces for unit tests that isolate the kernel from disk and IndexedDB.
 // The real adapters (src/platform/node.ts, browser.ts) are exercised by the integration suites.
-import type { FileStore, Platform, ProjectFiles, StoredFile } from '../../src/platform/platform.ts';
+import { checkCacheKey, type BlobCache, type FileStore, type Platform, type ProjectFiles, type StoredFile } from '../../src/platform/platform.ts';
 
 export function memoryProject(files: Record<string, string>): ProjectFiles {
   return {
@@ -41,14 +41,40 @@ export function memoryStore(initial: StoredFile[] = []): FileStore & { files: Ma
   return store;
 }
 
+export function memoryCache(): BlobCache & { blobs: Map<string, Uint8Array> } {
+  const blobs = new Map<string, Uint8Array>();
+  return {
+    blobs,
+    async get(key) {
+      checkCacheKey(key);
+      return blobs.get(key)?.slice();
+    },
+    async put(key, data) {
+      checkCacheKey(key);
+      blobs.set(key, data.slice());
+    },
+    async delete(key) {
+      blobs.delete(key);
+    },
+    async keys() {
+      return [...blobs.keys()].sort();
+    },
+  };
+}
+
 export function memoryPlatform(files: Record<string, string>): Platform {
   const stores = new Map<string, FileStore>();
+  const caches = new Map<string, BlobCache>();
   return {
     kind: 'node',
     project: memoryProject(files),
     async openStore(name) {
       if (!stores.has(name)) stores.set(name, memoryStore());
       return stores.get(name)!;
+    },
+    openCache(name) {
+      if (!caches.has(name)) caches.set(name, memoryCache());
+      return caches.get(name)!;
     },
   };
 }

@@ -50,9 +50,15 @@ export const InitRequestSchema = z.object({
   output: sab.optional(),
   /** Python modules to put on sys.path before user code runs (generated tool modules). */
   modules: z.array(z.object({ path: z.string(), source: z.string() })).default([]),
-  /** A memory snapshot of a freshly started interpreter to restore instead of starting anew. */
+  /**
+   * A start-up snapshot to restore instead of starting Python anew (the host reads it: the
+   * worker never touches the snapshot cache itself).
+   */
   snapshot: bytes.optional(),
-  /** Take such a snapshot right after start-up and return it in the `init` response. */
+  /**
+   * When Python starts anew (no `snapshot`, or it failed to restore), take a start-up snapshot
+   * and return it in the `init` response.
+   */
   makeSnapshot: z.boolean().default(false),
 });
 
@@ -140,6 +146,8 @@ export interface InitResult {
   transport: Transport;
   /** Whether the interpreter was restored from the snapshot in the `init` request. */
   fromSnapshot: boolean;
+  /** Why the snapshot in the `init` request could not be restored (Python then started anew). */
+  snapshotError?: string;
   /** The snapshot asked for with `makeSnapshot` (transferred), when it could be made. */
   snapshot?: Uint8Array;
 }

@@ -4,6 +4,10 @@
  *   `_armature_js` module the worker registers);
  * - `armature_runner`: compiles and runs user code in its own namespace, catches every exception
  *   (KeyboardInterrupt included) and describes it with the user's frames only.
+ *
+ * Both are imported before the start-up snapshot is taken, so they hold no JavaScript reference
+ * at import time (the snapshot refuses those): the worker registers `_armature_js` afterwards
+ * and calls `armature_bridge._connect()`, in a fresh interpreter and in a restored one alike.
  */
 
 import { MAX_NAME_LENGTH } from '../../src/kernel/bounded.ts';
@@ -25,11 +29,11 @@ import json
 import marshal
 import re
 
-import _armature_js
-
 __all__ = ["call_tool", "call_tool_async", "ToolError", "TRANSPORT"]
 
-TRANSPORT = _armature_js.transport
+# Set by _connect() once the worker has registered the JavaScript side.
+_armature_js = None
+TRANSPORT = None
 _NO_SYNC = (
     "call_tool() needs a synchronous channel to the main thread, and this page has none: "
     "serve it with the headers 'Cross-Origin-Opener-Policy: same-origin' and "
@@ -57,6 +61,15 @@ _SAFE = 2**53
 _to_json = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
 _LONG_NUMBER = re.compile(r"\\d{16}")
 _BIG = 1 << 16
+
+
+def _connect():
+    """Binds the bridge to the worker's _armature_js module (after start-up or a snapshot restore)."""
+    global _armature_js, TRANSPORT
+    import _armature_js as js
+
+    _armature_js = js
+    TRANSPORT = js.transport
 
 
 def _mark_bigints(v):
@@ -264,13 +277,12 @@ def _patch_sleep():
     # sleeping so progress printed before time.sleep() is seen while the run waits.
     import time
 
-    import _armature_js
-
     original = time.sleep
 
     def sleep(seconds):
         _flush()
-        _armature_js.flush_output()
+        if armature_bridge._armature_js is not None:
+            armature_bridge._armature_js.flush_output()
         return original(seconds)
 
     sleep.__doc__ = original.__doc__
@@ -313,3 +325,12 @@ def installed():
             seen[name.lower()] = (name, d.version)
     return sorted(seen.values())
 `;
+
+/**
+ * Modules imported before the start-up snapshot is taken, beyond what Pyodide's own start
+ * imports (ast, json, linecache, marshal, re, traceback, gc, pyodide.code ...): Armature's
+ * prelude, and `importlib.metadata` (listing and installing packages; ~80 ms to import, far more
+ * in the cold WebAssembly of a restored interpreter). Measured on a fresh interpreter: running,
+ * failing and `call_tool` import nothing else.
+ */
+export const SNAPSHOT_PREIMPORTS = ['armature_bridge', 'armature_runner', 'importlib.metadata'] as const;

@@ -3,7 +3,9 @@
  * that fills in those defaults.
  */
 import { DEFAULT_PACKAGE_INDEX, type Transport } from './protocol.ts';
+import type { BlobCache } from '../../src/platform/platform.ts';
 import type { ToolCallHandler } from './runtime-types.ts';
+import type { SnapshotMode } from './snapshot-store.ts';
 import { inNode } from './worker-handle.ts';
 
 /** Options of {@link createPyodideRuntime}. */
@@ -41,12 +43,23 @@ export interface PyodideRuntimeOptions {
   /** Python modules to install before user code (generated tool modules). Default: none. */
   modules?: () => { path: string; source: string }[];
   /**
-   * Start workers from a memory snapshot of a freshly started interpreter: the first worker in the
-   * process (or page) takes one (20 MB, kept in memory), and every later start or restart restores
-   * it in ~0.2 s instead of starting Python in ~2.5 s. Python state after a restart is the same
-   * either way. Uses Pyodide's private snapshot API of the pinned version; if a snapshot fails to
-   * restore, workers start normally. Default: true.
+   * Start workers from a start-up snapshot: a memory image (~20 MB) of an interpreter with
+   * Armature's prelude and the modules first runs need already imported, restored in ~0.3 s
+   * instead of starting Python in ~2 s. `persist` keeps it in memory and in `snapshotCache`, so
+   * the next process (or page load) restores it too; `memory` keeps it for this process or page
+   * (the first worker makes it, restarts restore it); `off` starts Python anew every time.
+   * A snapshot that fails to restore is reported once, Python starts anew, and a new one is made.
+   * The snapshot is code: keep its cache as trusted as `node_modules`. Uses Pyodide's private
+   * snapshot API of the pinned version. Default: `persist` (`memory` when there is no cache).
    */
+  snapshot?: SnapshotMode;
+  /**
+   * Where `snapshot: 'persist'` keeps the snapshot. The PyodideRuntime upgrade passes its
+   * platform's `openCache('pyodide-snapshot')` (Node: `<dataDir>/cache/pyodide-snapshot/`;
+   * browser: Cache Storage). Default: none.
+   */
+  snapshotCache?: BlobCache;
+  /** @deprecated Use `snapshot`; `false` is `snapshot: 'off'`. Default: true. */
   memorySnapshot?: boolean;
   /** Most time `init()` may take, in ms. Default: 120000. */
   initTimeoutMs?: number;
@@ -78,14 +91,21 @@ export interface ResolvedOptions {
   initTimeoutMs: number;
   prestart: boolean;
   bridgePollMs: number;
-  memorySnapshot: boolean;
+  snapshot: SnapshotMode;
+  snapshotCache?: BlobCache;
   transport: Transport | 'auto';
   workerUrl?: string | URL;
   indexURL?: string;
 }
 
-/** Fills in the defaults documented on {@link PyodideRuntimeOptions}. */
+/** Fills in the defaults documented on {@link PyodideRuntimeOptions}; throws naming an option whose value is not one it takes. */
 export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions {
+  if (options.snapshot !== undefined && !['persist', 'memory', 'off'].includes(options.snapshot)) {
+    throw new Error(`[PyodideRuntime] option snapshot must be 'persist', 'memory' or 'off', got ${JSON.stringify(options.snapshot)}`);
+  }
+  if (options.transport !== undefined && !['auto', 'shared-memory', 'jspi', 'async'].includes(options.transport)) {
+    throw new Error(`[PyodideRuntime] option transport must be 'auto', 'shared-memory', 'jspi' or 'async', got ${JSON.stringify(options.transport)}`);
+  }
   return {
     defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
     interruptGraceMs: options.interruptGraceMs ?? 1000,
@@ -97,7 +117,8 @@ export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions 
     initTimeoutMs: options.initTimeoutMs ?? 120_000,
     prestart: options.prestartOnTimeout ?? false,
     bridgePollMs: options.bridgePollMs ?? 2,
-    memorySnapshot: options.memorySnapshot ?? true,
+    snapshot: options.memorySnapshot === false ? 'off' : (options.snapshot ?? 'persist'),
+    snapshotCache: options.snapshotCache,
     transport: options.transport ?? 'auto',
     workerUrl: options.workerUrl,
     indexURL: options.indexURL,

@@ -13,6 +13,7 @@ import { buildWheel, lockWith } from '../../test/helpers/wheel.ts';
 import { VALUE_CASES } from './value-cases.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
+import { primeSnapshot } from '../../test/helpers/snapshot.ts';
 
 type Ev = { type: keyof ArmatureEvents; payload: any };
 
@@ -21,10 +22,12 @@ function recorder() {
   return { events, emit: (type: keyof ArmatureEvents, payload: unknown) => events.push({ type, payload }) };
 }
 
-describe('runtime (shared)', () => {
+describe('runtime (shared, restored from the start-up snapshot)', () => {
   let rt: PyodideRuntimeApi;
   const rec = recorder();
   before(async () => {
+    // Every test below runs against an interpreter restored from a snapshot, as most starts are.
+    await primeSnapshot();
     rt = createPyodideRuntime({ defaultTimeoutMs: 20_000 }, { emit: rec.emit as never });
     await rt.init();
   });
@@ -42,7 +45,8 @@ describe('runtime (shared)', () => {
     assert.equal(s.pyodideVersion, '0.29.5');
     assert.match(s.pythonVersion!, /^3\.13\./);
     assert.equal(s.transport, 'shared-memory');
-    assert.equal(s.fromSnapshot, false, 'the first worker in a process starts Python and takes the snapshot');
+    assert.equal(s.fromSnapshot, true, 'a worker after the first in a process restores its snapshot');
+    assert.ok(progress.some((p) => p.message === 'restoring Python from the start-up snapshot'));
     assert.equal(rt.isReady(), true);
     // The state starts with no packages without asking Python; that must be the truth.
     assert.deepEqual(s.packages, []);

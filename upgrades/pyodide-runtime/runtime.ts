@@ -11,10 +11,10 @@
  *   `ensureStructuredCloneable` step every value crossing a boundary goes through); host side:
  *   `runtime-types.ts` / `runtime-options.ts` (the contract and the options with their
  *   defaults), `worker-session.ts` (one worker from spawn to death: buffers, message routing,
- *   request/response), `worker-supervisor.ts` (start once, replace, status), `run-execution.ts`
- *   (one run: timeout, interrupt, grace, result), `tool-calls.ts` + `tool-call-scope.ts`
- *   (answering `call_tool`, the re-entry guard), `output-drain.ts` (output of runs, the ring's
- *   drain), `hints.ts`, and this file.
+ *   request/response), `snapshot-store.ts` (the start-up snapshot), `worker-supervisor.ts`
+ *   (start once, replace, status), `run-execution.ts` (one run: timeout, interrupt, grace,
+ *   result), `tool-calls.ts` + `tool-call-scope.ts` (answering `call_tool`, the re-entry guard),
+ *   `output-drain.ts` (output of runs, the ring's drain), `hints.ts`, and this file.
  * - Order: every request goes through one promise queue, so runs execute one at a time in call
  *   order and an output chunk always belongs to exactly one run id. The worker also handles
  *   requests one at a time, except `tool-result` answers (issue 4), which a waiting run needs.
@@ -30,8 +30,9 @@
  *   a long sleep), the worker is terminated and replaced; the TimeoutError hint says whether
  *   globals survived. Without SharedArrayBuffer (no cross-origin isolation) a timeout replaces
  *   the worker at once.
- * - Restarts are fast: the first worker in a process/page takes a memory snapshot of the freshly
- *   started interpreter; later starts restore it (~1 s for a whole worker start instead of ~2.5 s).
+ * - Starts are fast: a start-up snapshot (an interpreter with the prelude imported) is made by
+ *   the first start and kept in memory and, with `snapshot: 'persist'`, in the platform's cache;
+ *   later starts, restarts and processes restore it (`snapshot-store.ts`).
  * - Faults: worker `error`/`exit` handlers are always attached; a worker that dies fails its
  *   pending requests (`WorkerCrashed`), a dead worker is restarted by the next call, a fatal
  *   Pyodide error restarts it at once. `execute` never throws; when the runtime is not

@@ -117,6 +117,7 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
       <dl>
         <dt>Status</dt><dd>${s.status}</dd>
         <dt>Pyodide</dt><dd>${s.pyodideVersion ?? '—'}</dd>
+        <dt>Started</dt><dd>${s.fromSnapshot === undefined ? '—' : s.fromSnapshot ? 'from the start-up snapshot' : 'anew (no snapshot restored)'}</dd>
         <dt>call_tool transport</dt><dd>${s.transport ?? '—'}</dd>
         <dt>Memory (wasm heap)</dt><dd>${mb(s.memoryBytes)}</dd>
         <dt>Packages</dt><dd>${s.packages.length}</dd>

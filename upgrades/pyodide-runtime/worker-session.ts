@@ -7,6 +7,7 @@ import type { RuntimeHost } from './runtime-types.ts';
 import { WorkerMessageSchema, parseMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol.ts';
 import { nextId } from './ids.ts';
 import { OutputDrain } from './output-drain.ts';
+import type { SnapshotStore } from './snapshot-store.ts';
 import { canShareMemory, chooseTransport, type ResolvedOptions } from './runtime-options.ts';
 import type { AnswerTarget, ToolCallAnswerer } from './tool-calls.ts';
 import { defaultIndexURL, spawnWorker, type WorkerHandle } from './worker-handle.ts';
@@ -18,6 +19,8 @@ import { createSyncChannelBuffers, SyncChannelHost } from '../../src/bridge/sync
 export interface SessionHooks {
   emit: RuntimeHost['emit'];
   toolCalls: ToolCallAnswerer;
+  /** Which start-up snapshot the worker restores, and where one it makes is kept. */
+  snapshots: SnapshotStore;
   /** The worker died (crashed, exited, or reported an uncaught error); its requests have failed. */
   onDeath(session: WorkerSession, why: string): void;
   /** The worker sent a message that does not follow the protocol. */
@@ -29,12 +32,6 @@ export type SessionRequest = { type: string; id?: string; [k: string]: unknown }
 
 /** A response, with `value` typed as the caller expects it. */
 export type SessionResponse<T> = ResponseMessage & { value?: T };
-
-/**
- * Memory snapshots of a freshly started interpreter, by `indexURL`, shared by every runtime in
- * this process or page: the first worker makes one, later starts and restarts restore it.
- */
-const snapshots = new Map<string, Uint8Array | 'failed'>();
 
 /** One worker from spawn to death. */
 export class WorkerSession implements AnswerTarget {
@@ -181,8 +178,8 @@ export class WorkerSession implements AnswerTarget {
         o.initTimeoutMs,
       ).unref?.(),
     );
-    const cached = o.memorySnapshot ? snapshots.get(indexURL) : 'off';
-    const snapshot = cached instanceof Uint8Array ? cached.slice() : undefined;
+    const plan = await this.hooks.snapshots.plan(indexURL);
+    const snapshot = plan.bytes;
     const res = await Promise.race([
       this.request<InitResult>(
         {
@@ -197,17 +194,16 @@ export class WorkerSession implements AnswerTarget {
           output: this.buffers.ring,
           modules,
           snapshot,
-          makeSnapshot: cached === undefined,
+          makeSnapshot: plan.make,
         },
-        snapshot ? [snapshot.buffer] : undefined,
+        snapshot ? [snapshot.buffer as ArrayBuffer] : undefined,
       ),
       timer,
     ]);
     if (!res.ok) throw Object.assign(new Error(res.error.message), { info: res.error });
-    const { snapshot: made, ...result } = res.value as InitResult;
-    if (made) snapshots.set(indexURL, made);
-    // The snapshot did not restore: start normally from now on rather than fail again.
-    else if (snapshot && !result.fromSnapshot) snapshots.set(indexURL, 'failed');
+    const value = res.value as InitResult;
+    await this.hooks.snapshots.settle(indexURL, plan, value);
+    const { snapshot: _made, ...result } = value;
     return result;
   }
 }

@@ -8,6 +8,7 @@ import type { InitResult, PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost } from './runtime-types.ts';
 import type { ToolCallAnswerer } from './tool-calls.ts';
+import { SnapshotStore } from './snapshot-store.ts';
 import { WorkerSession } from './worker-session.ts';
 
 /** What the supervisor needs from the runtime around it. */
@@ -40,11 +41,14 @@ export class WorkerSupervisor {
   disposed = false;
   private starting: Promise<WorkerSession> | undefined;
   private restartPending = false;
+  private readonly snapshots: SnapshotStore;
 
   constructor(
     private readonly o: ResolvedOptions,
     private readonly hooks: SupervisorHooks,
-  ) {}
+  ) {
+    this.snapshots = new SnapshotStore({ mode: o.snapshot, cache: o.snapshotCache });
+  }
 
   /** Sets the status and emits `python:state` when it changes. */
   setStatus(next: PythonStatus, message?: string): void {
@@ -60,6 +64,7 @@ export class WorkerSupervisor {
       {
         emit: this.hooks.emit,
         toolCalls: this.hooks.toolCalls,
+        snapshots: this.snapshots,
         onDeath: (session, why) => {
           if (this.live === session && !this.disposed && this.status !== 'restarting') {
             this.lastError = { type: 'WorkerCrashed', message: why, traceback: '' };
@@ -145,7 +150,7 @@ export class WorkerSupervisor {
     await this.ensureLive(prepared);
   }
 
-  /** Stops the worker for good. */
+  /** Stops the worker for good (after a start-up snapshot being written is complete). */
   async dispose(): Promise<void> {
     this.disposed = true;
     const l = this.live;
@@ -154,6 +159,7 @@ export class WorkerSupervisor {
       l.retire({ type: 'RuntimeNotReady', message: 'the runtime was disposed', traceback: '' });
       await l.worker.terminate().catch(() => undefined);
     }
+    await this.snapshots.flush();
     this.setStatus('idle');
   }
 }

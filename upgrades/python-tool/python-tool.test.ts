@@ -9,6 +9,7 @@ import { createPyodideRuntime, type PyodideRuntimeApi } from '../pyodide-runtime
 import { createPythonTool, type PythonToolApi } from './python-tool.ts';
 import { createWorkspace } from '../workspace/workspace.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { primeSnapshot } from '../../test/helpers/snapshot.ts';
 import { toAnswer } from '../../src/bridge/marshal.ts';
 
 const decl = (name: string, module: string, properties: Record<string, unknown> = {}, extra: Partial<ToolDeclaration> = {}): ToolDeclaration => ({
@@ -32,6 +33,8 @@ describe('PythonTool with the shared-memory bridge', () => {
   let laterRun: Promise<unknown> | undefined;
 
   before(async () => {
+    // The bridge is tested on an interpreter restored from the start-up snapshot, as most starts are.
+    await primeSnapshot();
     runtime = createPyodideRuntime({}, { emit: (t, p) => bus.emit(t, p) });
     const made = createPythonTool({ runtime, runner, persona, bus, slowCallMs: 150, warn: (m) => warnings.push(m) });
     python = made.api;
@@ -107,6 +110,8 @@ describe('PythonTool with the shared-memory bridge', () => {
   };
 
   test('round trips keep every JSON type: nested, unicode, ints big and small, floats, None, empty containers', async () => {
+    await runtime.init();
+    assert.equal(runtime.getState().fromSnapshot, true, 'these tests run on a restored interpreter');
     const v = await run(`
 cases = [
     {"nested": {"list": [1, [2, [3, {"deep": True}]]], "none": None}},

@@ -1,12 +1,13 @@
 /**
  * Starting Python inside the worker for an `init` request: fetch with progress (browser), read the
- * lock file, load Pyodide — from the memory snapshot the host passed, else anew (taking a snapshot
- * when asked) — then connect output, interrupts and the bridge, and install Armature's modules.
+ * lock file, load Pyodide — from the start-up snapshot the host passed, else anew with the prelude
+ * imported (taking a snapshot when asked) — then connect output, interrupts and the bridge.
  */
 import { loadPyodide, type PyodideInterface } from 'pyodide';
 import type { InitRequest, InitResult } from '../protocol.ts';
-import { BRIDGE_MODULE, RUNNER_MODULE } from '../python-prelude.ts';
+import { BRIDGE_MODULE, RUNNER_MODULE, SNAPSHOT_PREIMPORTS } from '../python-prelude.ts';
 import type { WorkerBridge } from './bridge.ts';
+import { snapshotProblem } from './snapshot-header.ts';
 import { LIB_DIR, writeModules } from './files.ts';
 import { lockIndex, readLock, type LockIndex } from './install.ts';
 import type { WorkerOutput } from './output.ts';
@@ -44,6 +45,25 @@ async function fetchWithProgress(port: Port, url: string, from: number, to: numb
   }
 }
 
+/**
+ * Most time a restore may take before Python is started anew instead (it takes well under a
+ * second; Pyodide never reports some failures, it only stops).
+ */
+const RESTORE_TIMEOUT_MS = 30_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number, why: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(why)), ms)));
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/** Writes Armature's own modules (the prelude) where `sys.path` finds them. */
+function writePrelude(py: PyodideInterface): void {
+  py.FS.mkdirTree(LIB_DIR);
+  py.FS.writeFile(`${LIB_DIR}/armature_bridge.py`, BRIDGE_MODULE);
+  py.FS.writeFile(`${LIB_DIR}/armature_runner.py`, RUNNER_MODULE);
+}
+
 /** Starts Python as `req` asks; reports progress on `port`. */
 export async function startPython(req: InitRequest, port: Port, output: WorkerOutput, bridge: WorkerBridge): Promise<Started> {
   const progress = (stage: 'fetch' | 'compile' | 'stdlib' | 'ready', percent: number, message?: string) =>
@@ -67,33 +87,48 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
       stdout: (m: string) => void output.write('stdout', new TextEncoder().encode(`${m}\n`)),
       stderr: (m: string) => void output.write('stderr', new TextEncoder().encode(`${m}\n`)),
       fsInit: async () => {
-        if (!stdlibReported) progress('stdlib', 70, snapshot && '_loadSnapshot' in snapshot ? 'restoring Python from a memory snapshot' : 'starting Python');
+        if (!stdlibReported) progress('stdlib', 70, snapshot && '_loadSnapshot' in snapshot ? 'restoring Python from the start-up snapshot' : 'starting Python');
         stdlibReported = true;
       },
       ...snapshot,
     });
-  // A memory snapshot of a freshly started interpreter (made by the first worker, kept by the
-  // host) restores in ~0.2 s instead of a ~2.5 s start. It is Pyodide's private API for the pinned
-  // version, so any failure falls back to a normal start.
+  // The start-up snapshot (read by the host) restores in ~0.3 s instead of a ~2 s start. It is
+  // Pyodide's private API for the pinned version, so any failure falls back to a normal start.
   let py: PyodideInterface | undefined;
   let snapshot: Uint8Array | undefined;
+  let snapshotError: string | undefined;
   let fromSnapshot = false;
   if (req.snapshot) {
     try {
-      py = await load({ _loadSnapshot: req.snapshot });
+      const problem = snapshotProblem(req.snapshot);
+      if (problem) throw new Error(problem);
+      py = await withTimeout(load({ _loadSnapshot: req.snapshot }), RESTORE_TIMEOUT_MS, `restoring took over ${RESTORE_TIMEOUT_MS / 1000} s`);
+      // The snapshot holds the prelude already imported; its files are written again so the
+      // file system looks the same either way.
+      writePrelude(py);
+      // A damaged heap can load and still be unusable: make Python do a little work first.
+      if (py.runPython('import armature_runner; 6 * 7') !== 42) throw new Error('the restored interpreter computed nonsense');
       fromSnapshot = true;
-    } catch {
+    } catch (e) {
       py = undefined;
+      snapshotError = String((e as Error)?.message ?? e).split('\n')[0];
+      stdlibReported = true;
+      progress('stdlib', 70, `the start-up snapshot could not be restored (${snapshotError}): starting Python without it`);
     }
   }
   if (!py) {
     py = await load(req.makeSnapshot ? { _makeSnapshot: true } : {});
+    writePrelude(py);
+    // Everything a snapshot holds is imported whether or not one is taken, so a fresh interpreter
+    // and a restored one start in the same state.
+    py.runPython(`import sys\nsys.path.insert(0, "${LIB_DIR}")\n${SNAPSHOT_PREIMPORTS.map((m) => `import ${m}`).join('\n')}`);
     if (req.makeSnapshot) {
       try {
-        // Taken before anything of ours touches the interpreter, so it holds no JS references.
+        // Taken before anything of ours gives Python a JavaScript reference: the snapshot refuses those.
         snapshot = py.makeMemorySnapshot();
-      } catch {
+      } catch (e) {
         snapshot = undefined;
+        progress('stdlib', 70, `no start-up snapshot could be made (${String((e as Error)?.message ?? e).split('\n')[0]})`);
       }
     }
   }
@@ -113,20 +148,20 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
     call_async: bridge.callAsync,
     flush_output: () => output.flush(),
   });
-  py.FS.mkdirTree(LIB_DIR);
-  py.FS.writeFile(`${LIB_DIR}/armature_bridge.py`, BRIDGE_MODULE);
-  py.FS.writeFile(`${LIB_DIR}/armature_runner.py`, RUNNER_MODULE);
   writeModules(py, req.modules);
-  py.runPython(`import sys\nsys.path.insert(0, "${LIB_DIR}")\nimport armature_runner`);
+  // Armature's modules first on sys.path, once (a restore adds Pyodide's '' again).
+  py.runPython(`import sys, armature_bridge\narmature_bridge._connect()\nsys.path[:] = ["${LIB_DIR}"] + [p for p in dict.fromkeys(sys.path) if p != "${LIB_DIR}"]`);
   const runner = py.pyimport('armature_runner') as unknown as Runner;
   py.FS.mkdirTree('/workspace');
   progress('ready', 100);
   const version = py.runPython('import sys; sys.version.split()[0]') as string;
+  const result: InitResult = { pythonVersion: version, pyodideVersion: py.version, transport: req.transport, fromSnapshot, snapshot };
+  if (snapshotError) result.snapshotError = snapshotError;
   return {
     py,
     runner,
     lock: lockIndex(lockText),
     interrupt,
-    result: { pythonVersion: version, pyodideVersion: py.version, transport: req.transport, fromSnapshot, snapshot },
+    result,
   };
 }

@@ -1,0 +1,44 @@
+import { mkdir, open, rename, rm, utimes } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** Marks the temporary files of {@link writeFileAtomic}; readers skip names containing it. */
+export const TEMP_MARK = '.armature-tmp-';
+
+/**
+ * Writes `data` to `path` so that a crash never leaves a torn or missing file: a temporary file
+ * beside it is written and fsynced, renamed over `path`, and the folder is fsynced. `mtime`
+ * (ms since the epoch) sets the file's modification time.
+ */
+export async function writeFileAtomic(path: string, data: Uint8Array, mtime?: number): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (mtime !== undefined) await utimes(tmp, new Date(mtime), new Date(mtime));
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+  await syncDir(dirname(path));
+}
+
+/** Fsyncs a folder, so a rename or removal in it is durable. */
+export async function syncDir(path: string): Promise<void> {
+  try {
+    const handle = await open(path, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems refuse fsync on directories; the rename is still atomic there.
+  }
+}

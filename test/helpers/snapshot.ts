@@ -1,0 +1,17 @@
+// Makes later runtimes of this test process start from a restored interpreter, so the suites
+// that use them exercise Python after a snapshot restore (what most starts are).
+import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
+
+/**
+ * Starts and stops one runtime, which starts Python anew and keeps its start-up snapshot in this
+ * process's memory; every runtime created afterwards restores it. Rejects if it was not so.
+ */
+export async function primeSnapshot(): Promise<void> {
+  const primer = createPyodideRuntime({ snapshot: 'memory' }, { emit: () => undefined });
+  try {
+    await primer.init();
+    if (primer.getState().fromSnapshot !== false) throw new Error('the primer should have started Python anew (is another snapshot already in memory?)');
+  } finally {
+    await primer.dispose();
+  }
+}

@@ -9,27 +9,8 @@
  * work and I/O go on; it stops by itself when no request came within the window, and then costs
  * nothing until the next answer.
  */
+import { taskScheduler, type Schedule } from './loop-spinner.ts';
 import type { SlotRequest, SyncChannelHost } from './sync-channel.ts';
-
-/** Schedules `fn` as a new task as soon as possible (not a microtask: the loop must breathe). */
-type Schedule = (fn: () => void) => void;
-
-function taskScheduler(): Schedule {
-  const g = globalThis as { setImmediate?: (fn: () => void) => unknown };
-  if (typeof g.setImmediate === 'function') return (fn) => void g.setImmediate!(fn);
-  // Browsers: setTimeout(0) is clamped to 4 ms once nested; a MessageChannel task is not.
-  const channel = new MessageChannel();
-  let queued: (() => void)[] = [];
-  channel.port1.onmessage = () => {
-    const run = queued;
-    queued = [];
-    for (const fn of run) fn();
-  };
-  return (fn) => {
-    queued.push(fn);
-    if (queued.length === 1) channel.port2.postMessage(null);
-  };
-}
 
 /** Options of {@link RequestPoller}. */
 export interface RequestPollerOptions {

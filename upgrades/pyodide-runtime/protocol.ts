@@ -60,6 +60,10 @@ export const InitRequestSchema = z.object({
    * and return it in the `init` response.
    */
   makeSnapshot: z.boolean().default(false),
+  /** Compile user code directly (false: always through Pyodide's CodeRunner). */
+  fastExecute: z.boolean().default(true),
+  /** How long the worker keeps its event loop awake after each response, in ms (0: not at all). */
+  pollMs: z.number().min(0).default(0),
 });
 
 export const ExecuteRequestSchema = z.object({ type: z.literal('execute'), id, runId: z.string(), code: z.string() });
@@ -172,6 +176,33 @@ export interface ReadChangedResult {
   deleted: string[];
   /** Files skipped for exceeding the size limit. */
   skipped: string[];
+}
+
+/**
+ * Validates a message from the host. `execute` — the one sent for every run — is checked field by
+ * field without zod when it is well-formed (a few type checks instead of a schema walk); anything
+ * else, and any `execute` that fails the check, goes through the full schema and its errors.
+ */
+export function parseHostMessage(msg: unknown): { ok: true; value: HostMessage } | { ok: false; error: string } {
+  const m = msg as { type?: unknown; id?: unknown; runId?: unknown; code?: unknown } | null;
+  if (typeof m === 'object' && m !== null && m.type === 'execute' && typeof m.id === 'string' && m.id !== '' && typeof m.runId === 'string' && typeof m.code === 'string') {
+    return { ok: true, value: m as HostMessage };
+  }
+  return parseMessage(HostMessageSchema, msg);
+}
+
+/**
+ * Validates a message from the worker. A successful `response` and `output-ready` — sent for
+ * every run — are checked field by field without zod when well-formed (a response's `value` is
+ * anything by contract); anything else goes through the full schema and its errors.
+ */
+export function parseWorkerMessage(msg: unknown): { ok: true; value: WorkerMessage } | { ok: false; error: string } {
+  const m = msg as { type?: unknown; id?: unknown; ok?: unknown; full?: unknown } | null;
+  if (typeof m === 'object' && m !== null && typeof m.id === 'string' && m.id !== '') {
+    if (m.type === 'response' && m.ok === true) return { ok: true, value: m as WorkerMessage };
+    if (m.type === 'output-ready' && (m.full === undefined || typeof m.full === 'boolean')) return { ok: true, value: m as WorkerMessage };
+  }
+  return parseMessage(WorkerMessageSchema, msg);
 }
 
 /**

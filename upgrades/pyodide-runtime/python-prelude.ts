@@ -225,29 +225,75 @@ def describe(e):
     return info
 
 
-def prepare(code):
-    """(runner, needs_async) or raises SyntaxError. Each run gets its own file name, registered
-    with linecache, so tracebacks show source lines even for functions defined in earlier runs."""
+_TLA = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_AST_ONLY = ast.PyCF_ONLY_AST
+# Compile user code directly (parse once, compile the body and the last expression); False sends
+# every run through Pyodide's CodeRunner (set by the worker, for comparison).
+FAST = True
+
+
+def _register(code):
+    """A fresh file name for a run, registered with linecache, so tracebacks show source lines
+    even for functions defined in earlier runs."""
     global _runs
     _runs += 1
     filename = f"<python:{_runs}>"
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    lines = code.splitlines(True)
+    linecache.cache[filename] = (len(code), None, lines, filename)
+    return filename, lines
+
+
+def _quieted(lines, node):
+    # Whether anything after the last expression holds a ';' (conservative: a ';' in a trailing
+    # comment counts too, and CodeRunner then decides exactly). Offsets are in UTF-8 bytes.
+    tail = lines[node.end_lineno - 1].encode()[node.end_col_offset:]
+    return b";" in tail or any(";" in line for line in lines[node.end_lineno:])
+
+
+def _compile_fast(code, filename, lines):
+    """(body, last expression or None) as code objects; None when Pyodide's CodeRunner must run
+    the code: a ';' after the last expression (which quiets its value), top-level await, or a
+    __future__ import (it must govern the last expression too). Raises SyntaxError."""
+    if "__future__" in code:
+        return None
+    tree = compile(code, filename, "exec", _AST_ONLY, dont_inherit=True)
+    body = tree.body
+    expr = None
+    if body and type(body[-1]) is ast.Expr:
+        if ";" in code and _quieted(lines, body[-1]):
+            return None
+        expr = compile(ast.Expression(body.pop().value), filename, "eval", _TLA, dont_inherit=True)
+    main = compile(tree, filename, "exec", _TLA, dont_inherit=True)
+    if (main.co_flags | (expr.co_flags if expr is not None else 0)) & _CO_COROUTINE:
+        return None
+    return main, expr
+
+
+def _code_runner(code, filename):
     # Top-level await is allowed; code that uses it compiles to a coroutine and runs asynchronously.
-    runner = CodeRunner(code, filename=filename, return_mode="last_expr", quiet_trailing_semicolon=True, flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    runner = CodeRunner(code, filename=filename, return_mode="last_expr", quiet_trailing_semicolon=True, flags=_TLA)
     runner.compile()
-    return runner, bool(runner.code.co_flags & _CO_COROUTINE)
+    return runner
 
 
 def run(code, force_async):
     """(ok, value_or_error, is_async_awaitable). Never raises."""
     try:
-        runner, needs_async = prepare(code)
+        filename, lines = _register(code)
+        fast = _compile_fast(code, filename, lines) if FAST else None
+        runner = _code_runner(code, filename) if fast is None else None
     except BaseException as e:
         return (False, describe(e), False)
-    if needs_async or force_async:
+    if runner is not None and (force_async or runner.code.co_flags & _CO_COROUTINE):
         return (True, _run_async(runner), True)
+    if runner is None and force_async:
+        return (True, _run_fast_async(*fast), True)
     try:
-        return (True, runner.run(namespace), False)
+        if runner is not None:
+            return (True, runner.run(namespace), False)
+        main, expr = fast
+        exec(main, namespace)
+        return (True, None if expr is None else eval(expr, namespace), False)
     except BaseException as e:
         return (False, describe(e), False)
     finally:
@@ -257,6 +303,17 @@ def run(code, force_async):
 async def _run_async(runner):
     try:
         return (True, await runner.run_async(namespace))
+    except BaseException as e:
+        return (False, describe(e))
+    finally:
+        _flush()
+
+
+async def _run_fast_async(main, expr):
+    # Entered from JavaScript as a coroutine (JSPI needs that to switch stacks in call_tool).
+    try:
+        exec(main, namespace)
+        return (True, None if expr is None else eval(expr, namespace))
     except BaseException as e:
         return (False, describe(e))
     finally:

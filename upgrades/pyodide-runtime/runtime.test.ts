@@ -71,6 +71,63 @@ describe('runtime (shared, restored from the start-up snapshot)', () => {
     assert.ok((await rt.execute('call_tool')).ok, 'bridge names survive reset');
   });
 
+  test('the direct compile path and Pyodide\'s CodeRunner give the same results, values and errors', async () => {
+    const cases: [string, unknown][] = [
+      ['x = 1; x', 1],
+      ['x;', null],
+      ['print("quiet");', null],
+      ['1  # a ; in a comment', 1],
+      ['"a;b"', 'a;b'],
+      ['s = "é✓"; len(s)', 2],
+      ['(1 +\n 2)', 3],
+      ['y = 5', null],
+      ['if True:\n    7', null],
+      ['import asyncio\nawait asyncio.sleep(0)\n8', 8],
+      ['import asyncio\nawait asyncio.sleep(0, result=9)', 9],
+      ['from __future__ import annotations\ndef f(a: Undefined) -> int:\n    return 10\nf(0)', 10],
+      ['[i * i for i in range(4)]', [0, 1, 4, 9]],
+      ['def g():\n    return 1/0\ng()', 'ZeroDivisionError'],
+      ['x = (1,\ny = 2', 'SyntaxError'],
+      ['return 5', 'SyntaxError'],
+      ['raise KeyError("k")', 'KeyError'],
+    ];
+    const slow = createPyodideRuntime({ fastExecute: false }, { emit: () => undefined });
+    try {
+      for (const [code, expected] of cases) {
+        const [fast, viaRunner] = [await rt.execute(code), await slow.execute(code)];
+        const outcome = (r: typeof fast) => (r.ok ? r.value : r.error.type);
+        assert.deepEqual(outcome(fast), expected, `fast path: ${code}`);
+        assert.deepEqual(outcome(viaRunner), expected, `CodeRunner: ${code}`);
+        if (!fast.ok && !viaRunner.ok) {
+          const frames = (tb: string) => tb.replace(/<python:\d+>/g, '<python>');
+          assert.equal(frames(fast.error.traceback), frames(viaRunner.error.traceback), code);
+          assert.deepEqual([fast.error.line, fast.error.column], [viaRunner.error.line, viaRunner.error.column], code);
+        }
+      }
+    } finally {
+      await slow.dispose();
+    }
+  });
+
+  test('regenerated and new modules import at once; only Armature\'s own import finders are reset', async () => {
+    // importlib.invalidate_caches() would import importlib.metadata and reset every finder.
+    await rt.execute('import importlib\n_resets = []\n_original = importlib.invalidate_caches\nimportlib.invalidate_caches = lambda: _resets.append(1)');
+    try {
+      await rt.setPythonModules([{ path: 'tools/__init__.py', source: '' }, { path: 'tools/alpha.py', source: 'A = 1\n' }]);
+      const first = await rt.execute('from tools.alpha import A\nA');
+      assert.equal(first.ok && first.value, 1);
+      await rt.setPythonModules([
+        { path: 'tools/__init__.py', source: '' },
+        { path: 'tools/alpha.py', source: 'A = 2\n' },
+        { path: 'tools/beta.py', source: 'B = 3\n' },
+      ]);
+      const both = await rt.execute('from tools.alpha import A\nfrom tools.beta import B\n(A, B, len(_resets))');
+      assert.deepEqual(both.ok && both.value, [2, 3, 0]);
+    } finally {
+      await rt.execute('importlib.invalidate_caches = _original');
+    }
+  });
+
   test('every value conversion rule holds end to end (Python -> worker -> host)', async () => {
     for (const c of VALUE_CASES) {
       const r = await rt.execute(c.code);

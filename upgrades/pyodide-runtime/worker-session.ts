@@ -4,13 +4,14 @@
  * dies. Replacing a worker is the supervisor's (`worker-supervisor.ts`); a session only ever ends.
  */
 import type { RuntimeHost } from './runtime-types.ts';
-import { WorkerMessageSchema, parseMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol.ts';
+import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol.ts';
 import { nextId } from './ids.ts';
 import { OutputDrain } from './output-drain.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 import { canShareMemory, chooseTransport, type ResolvedOptions } from './runtime-options.ts';
 import type { AnswerTarget, ToolCallAnswerer } from './tool-calls.ts';
 import { defaultIndexURL, spawnWorker, type WorkerHandle } from './worker-handle.ts';
+import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { createOutputRing } from '../../src/bridge/output-ring.ts';
 import { RequestPoller } from '../../src/bridge/request-poller.ts';
 import { createSyncChannelBuffers, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
@@ -46,6 +47,8 @@ export class WorkerSession implements AnswerTarget {
   /** Output of runs in flight and the ring's drain. */
   readonly output: OutputDrain;
   private readonly pending = new Map<string, (msg: ResponseMessage) => void>();
+  /** Keeps this thread awake for a moment after each request, for its answer. */
+  private readonly spinner: LoopSpinner;
 
   private constructor(
     readonly worker: WorkerHandle,
@@ -55,6 +58,7 @@ export class WorkerSession implements AnswerTarget {
     private readonly hooks: SessionHooks,
   ) {
     if (buffers.interrupt) this.interrupt = new Int32Array(buffers.interrupt);
+    this.spinner = new LoopSpinner(o.requestPollMs);
     this.output = new OutputDrain({ emit: hooks.emit, maxChars: o.maxChars, flushMs: o.stdoutFlushMs, ring: buffers.ring, alive: () => !this.dead });
     if (buffers.channel) {
       const host = new SyncChannelHost(buffers.channel);
@@ -97,6 +101,7 @@ export class WorkerSession implements AnswerTarget {
       if (this.dead) return resolve({ type: 'response', id, ok: false, error: { type: 'RuntimeNotReady', message: 'the Python worker has stopped', traceback: '' } });
       this.pending.set(id, resolve as (msg: ResponseMessage) => void);
       this.worker.post({ ...msg, id }, transfer);
+      this.spinner.hold();
     });
   }
 
@@ -106,6 +111,7 @@ export class WorkerSession implements AnswerTarget {
    */
   retire(error?: PythonErrorInfo, fatal = false): void {
     this.dead = true;
+    this.spinner.release();
     this.bridge?.poller.dispose();
     this.output.stop();
     if (!error) return;
@@ -125,7 +131,7 @@ export class WorkerSession implements AnswerTarget {
   }
 
   private receive(raw: unknown): void {
-    const parsed = parseMessage(WorkerMessageSchema, raw);
+    const parsed = parseWorkerMessage(raw);
     if (!parsed.ok) {
       const error: PythonErrorInfo = { type: 'ProtocolError', message: parsed.error, traceback: '' };
       this.hooks.onProtocolError(error);
@@ -163,6 +169,8 @@ export class WorkerSession implements AnswerTarget {
         this.output.drain(true);
         const resolve = this.pending.get(msg.id);
         this.pending.delete(msg.id);
+        // Nothing more to wait for: let the thread sleep again.
+        if (!this.pending.size) this.spinner.release();
         resolve?.(msg);
         return;
       }
@@ -195,6 +203,8 @@ export class WorkerSession implements AnswerTarget {
           modules,
           snapshot,
           makeSnapshot: plan.make,
+          fastExecute: o.fastExecute,
+          pollMs: o.requestPollMs,
         },
         snapshot ? [snapshot.buffer as ArrayBuffer] : undefined,
       ),

@@ -8,7 +8,8 @@
  * `worker/output.ts` (stdout/stderr), `worker/bridge.ts` (`call_tool`), `worker/install.ts`
  * (packages), `worker/files.ts` (file sync), `worker/to-plain.ts` (values).
  */
-import { HostMessageSchema, parseMessage, type HostMessage, type PythonErrorInfo } from './protocol.ts';
+import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
+import { parseHostMessage, type HostMessage, type PythonErrorInfo } from './protocol.ts';
 import { toPlain } from './worker/to-plain.ts';
 import { WorkerBridge } from './worker/bridge.ts';
 import { readChanged, writeFiles } from './worker/files.ts';
@@ -21,13 +22,17 @@ const port = await openPort();
 const output = new WorkerOutput(port);
 const bridge = new WorkerBridge(port, output);
 let python: Started | undefined;
+/** Keeps this thread awake for a moment after each response: the next request usually follows. */
+let spinner = new LoopSpinner(0);
 
 function reply(id: string, value: unknown, transfer?: Transferable[]): void {
   port.post({ type: 'response', id, ok: true, value }, transfer);
+  spinner.hold();
 }
 
 function fail(id: string, error: PythonErrorInfo, fatal = false): void {
   port.post(fatal ? { type: 'response', id, ok: false, error, fatal } : { type: 'response', id, ok: false, error });
+  spinner.hold();
 }
 
 /** Size of the WebAssembly heap in bytes (it only grows), when Pyodide exposes it. */
@@ -68,6 +73,7 @@ async function execute(p: Started, id: string, runId: string, code: string): Pro
 
 async function handle(msg: HostMessage): Promise<void> {
   if (msg.type === 'init') {
+    spinner = new LoopSpinner(msg.pollMs);
     python = await startPython(msg, port, output, bridge);
     const { snapshot } = python.result;
     reply(msg.id, python.result, snapshot ? [snapshot.buffer as ArrayBuffer] : undefined);
@@ -108,7 +114,9 @@ async function handle(msg: HostMessage): Promise<void> {
 // Requests run one at a time in arrival order, except tool answers, which a waiting run needs now.
 let chain: Promise<void> = Promise.resolve();
 port.listen((raw) => {
-  const parsed = parseMessage(HostMessageSchema, raw);
+  // The request the spinning waited for has come.
+  spinner.release();
+  const parsed = parseHostMessage(raw);
   if (!parsed.ok) {
     const id = typeof raw === 'object' && raw && 'id' in raw ? String((raw as { id: unknown }).id) : 'unknown';
     return fail(id, { type: 'ProtocolError', message: parsed.error, traceback: '' });

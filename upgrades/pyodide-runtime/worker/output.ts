@@ -48,6 +48,8 @@ export class WorkerOutput {
   /** Interval between posted batches, in ms (no ring only). */
   flushMs = 16;
   private ring: OutputRingWriter | undefined;
+  /** Whom the host attributes ring output to: the last mark written (start-up until the first). */
+  private marked: RunOwner = STARTUP;
   private readonly posted = { stdout: new PostedStream('stdout', this), stderr: new PostedStream('stderr', this) };
 
   constructor(readonly port: Port) {}
@@ -64,9 +66,16 @@ export class WorkerOutput {
 
   /** Writes bytes Python sent to `stream`; returns how many were taken (all). */
   write(stream: 'stdout' | 'stderr', buf: Uint8Array): number {
-    // The buffer may be a view of Pyodide's memory: the ring copies it at once.
-    if (this.ring) this.ring.write(OUTPUT_KIND[stream], buf);
-    else this.posted[stream].write(buf);
+    if (this.ring) {
+      // A run that prints nothing writes no mark: the owner changes in the ring only when needed.
+      const owner = this.run ?? STARTUP;
+      if (owner !== this.marked) {
+        this.ring.write(OUTPUT_KIND.mark, new TextEncoder().encode(JSON.stringify(owner)));
+        this.marked = owner;
+      }
+      // The buffer may be a view of Pyodide's memory: the ring copies it at once.
+      this.ring.write(OUTPUT_KIND[stream], buf);
+    } else this.posted[stream].write(buf);
     return buf.length;
   }
 
@@ -76,9 +85,11 @@ export class WorkerOutput {
     this.posted.stderr.flush();
   }
 
-  /** Output after this belongs to `run` (start-up output when none); the ring carries the switch in order. */
+  /**
+   * Output after this belongs to `run` (start-up output when none). With a ring, the switch is
+   * marked in it before the first output of the new owner, so it stays in order with the output.
+   */
   setRun(run: RunOwner | undefined): void {
     this.run = run;
-    this.ring?.write(OUTPUT_KIND.mark, new TextEncoder().encode(JSON.stringify(run ?? STARTUP)));
   }
 }

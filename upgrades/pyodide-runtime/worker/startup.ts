@@ -150,7 +150,10 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
   });
   writeModules(py, req.modules);
   // Armature's modules first on sys.path, once (a restore adds Pyodide's '' again).
-  py.runPython(`import sys, armature_bridge\narmature_bridge._connect()\nsys.path[:] = ["${LIB_DIR}"] + [p for p in dict.fromkeys(sys.path) if p != "${LIB_DIR}"]`);
+  py.runPython(
+    `import sys, armature_bridge, armature_runner\narmature_bridge._connect()\narmature_runner.FAST = ${req.fastExecute ? 'True' : 'False'}\n` +
+      `sys.path[:] = ["${LIB_DIR}"] + [p for p in dict.fromkeys(sys.path) if p != "${LIB_DIR}"]`,
+  );
   const runner = py.pyimport('armature_runner') as unknown as Runner;
   py.FS.mkdirTree('/workspace');
   progress('ready', 100);

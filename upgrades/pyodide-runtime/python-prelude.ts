@@ -213,9 +213,9 @@ def _user_frames(te):
     return te
 
 
-def describe(e):
+def describe(e, chain=True):
     te = _user_frames(traceback.TracebackException(type(e), e, e.__traceback__, compact=True))
-    info = {"type": type(e).__name__, "message": str(e), "traceback": "".join(te.format())}
+    info = {"type": type(e).__name__, "message": str(e), "traceback": "".join(te.format(chain=chain))}
     if isinstance(e, SyntaxError):
         info["message"] = e.msg or str(e)
         if e.lineno is not None:
@@ -223,6 +223,18 @@ def describe(e):
         if e.offset is not None:
             info["column"] = e.offset
     return info
+
+
+def _failure(e):
+    """describe(e), even when describing fails: an interrupt that lands while the traceback is
+    formatted, or an exception whose __str__ raises, is described instead (user frames only)."""
+    try:
+        return describe(e)
+    except BaseException as again:
+        try:
+            return describe(again, chain=False)
+        except BaseException:
+            return {"type": type(again).__name__, "message": "", "traceback": ""}
 
 
 _TLA = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -283,7 +295,7 @@ def run(code, force_async):
         fast = _compile_fast(code, filename, lines) if FAST else None
         runner = _code_runner(code, filename) if fast is None else None
     except BaseException as e:
-        return (False, describe(e), False)
+        return (False, _failure(e), False)
     if runner is not None and (force_async or runner.code.co_flags & _CO_COROUTINE):
         return (True, _run_async(runner), True)
     if runner is None and force_async:
@@ -295,7 +307,7 @@ def run(code, force_async):
         exec(main, namespace)
         return (True, None if expr is None else eval(expr, namespace), False)
     except BaseException as e:
-        return (False, describe(e), False)
+        return (False, _failure(e), False)
     finally:
         _flush()
 
@@ -304,7 +316,7 @@ async def _run_async(runner):
     try:
         return (True, await runner.run_async(namespace))
     except BaseException as e:
-        return (False, describe(e))
+        return (False, _failure(e))
     finally:
         _flush()
 
@@ -315,7 +327,7 @@ async def _run_fast_async(main, expr):
         exec(main, namespace)
         return (True, None if expr is None else eval(expr, namespace))
     except BaseException as e:
-        return (False, describe(e))
+        return (False, _failure(e))
     finally:
         _flush()
 

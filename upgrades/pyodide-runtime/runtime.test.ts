@@ -152,6 +152,17 @@ describe('runtime (shared, restored from the start-up snapshot)', () => {
     assert.match(!m.ok ? m.hint ?? '' : '', /"definitely_not_here" is not installed: install it with install_python_package/);
   });
 
+  test('an interrupt that lands in Armature\'s own code shows user frames only', async () => {
+    // str() of the exception raises KeyboardInterrupt while the runner describes it, as an
+    // interrupt arriving during the description would.
+    const r = await rt.execute('class Boom:\n    def __str__(self):\n        raise KeyboardInterrupt\nraise ValueError(Boom())');
+    assert.equal(!r.ok && r.error.type, 'KeyboardInterrupt');
+    const text = !r.ok ? `${r.error.message}\n${r.error.traceback}` : '';
+    assert.match(text, /File "<python:\d+>", line 3, in __str__/);
+    assert.doesNotMatch(text, /armature_runner|armature_bridge|_pyodide|pyodide\.asm/);
+    assert.equal((await rt.execute('1 + 1')).ok, true);
+  });
+
   test('concurrent runs queue in order and every output chunk belongs to its own run', async () => {
     const before = rec.events.length;
     const code = (tag: string) => `for i in range(2000):\n    print("${tag}", i)\n"${tag}"`;

@@ -30,10 +30,19 @@ export async function openPort(): Promise<Port> {
   };
 }
 
-/** A JavaScript failure as it crosses the boundary (`type` from the error when it has one). */
+/**
+ * A failure outside user code as it crosses the boundary (`type` from the error when it has one).
+ * A Python exception that escaped the runner (say, an interrupt landing in Armature's own code)
+ * carries a whole traceback through Armature's frames: only its last line is kept.
+ */
 export function jsError(e: unknown, type = 'RuntimeError'): PythonErrorInfo {
-  const err = e as { type?: string; message?: string; stack?: string };
-  return { type: err.type ?? type, message: err.message ?? String(e), traceback: '' };
+  const err = e as { name?: string; type?: string; message?: string } | null | undefined;
+  if (err?.name === 'PythonError' && typeof err.type === 'string') {
+    const last = String(err.message ?? '').trimEnd().split('\n').at(-1) ?? '';
+    const message = last.startsWith(`${err.type}: `) ? last.slice(err.type.length + 2) : last === err.type ? '' : last;
+    return { type: err.type, message, traceback: '' };
+  }
+  return { type: err?.type ?? type, message: err?.message ?? String(e), traceback: '' };
 }
 
 /** Whether `e` leaves the interpreter unusable (the worker must be replaced). */

@@ -321,7 +321,8 @@ test('workspace sync: in (text and binary), out (new and changed files), deletio
     assert.deepEqual(inRep.in, { count: 3, bytes: 13 + 4 + 19, skipped: [] });
     const r = await rt.execute(`
 import os
-text = open("/workspace/data/in.txt").read()
+assert os.getcwd() == "/workspace", os.getcwd()
+text = open("data/in.txt").read()
 blob = list(open("/workspace/data/blob.bin", "rb").read())
 open("/workspace/data/out.txt", "w").write(text.upper())
 open("/workspace/data/in.txt", "a").write(" + python")
@@ -336,6 +337,11 @@ os.remove("/workspace/gone.txt")
     assert.equal(ws.readText('gone.txt'), 'delete me in python', 'deletions are reported, not applied');
     // Nothing changed since: nothing moves.
     assert.equal((await rt.syncWorkspace('out')).out!.count, 0);
+    // The agent's own modules, synced in, import from the working directory.
+    await ws.write('helper.py', 'def twice(x):\n    return 2 * x\n');
+    await rt.syncWorkspace('in');
+    const imported = await rt.execute('import helper\nhelper.twice(21)');
+    assert.equal(imported.ok && imported.value, 42, JSON.stringify(imported));
     await rt.execute('open("/workspace/huge.bin", "wb").write(b"x" * 2_000_000)');
     const big = await rt.syncWorkspace('both');
     assert.deepEqual(big.out!.skipped, ['huge.bin']);

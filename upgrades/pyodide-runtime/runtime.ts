@@ -44,9 +44,9 @@
  *   URLs, (Node) wheel paths and wheel bytes install directly; micropip only for names the index
  *   lacks and only if micropip itself loads. `loadPackage` resolving `[]` is reported as the error
  *   it logged.
- * - Workspace sync copies files into `/workspace` ('in', with their mtimes) and back ('out': new
- *   or changed files by mtime); deletions in Python are reported, not applied; `maxSyncBytes`
- *   bounds each direction (files beyond it are listed as skipped).
+ * - Workspace sync copies files into `/workspace`, Python's working directory ('in', with their
+ *   mtimes) and back ('out': new or changed files by mtime); deletions in Python are reported,
+ *   not applied; `maxSyncBytes` bounds each direction (files beyond it are listed as skipped).
  */
 import type { PackageInfo, PythonErrorInfo, ReadChangedResult } from './protocol.ts';
 import { hintFor } from './hints.ts';

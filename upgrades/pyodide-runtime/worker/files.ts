@@ -7,6 +7,8 @@ import type { ReadChangedResult } from '../protocol.ts';
 
 /** Where Armature's Python modules live (first on `sys.path`). */
 export const LIB_DIR = '/armature/lib';
+/** Where workspace files are synced to: Python's working directory. */
+export const WORKSPACE_DIR = '/workspace';
 
 /** Writes Armature's modules into a fresh interpreter (nothing imported them yet: no cache to forget). */
 export function writeModules(py: PyodideInterface, modules: { path: string; source: string }[]): void {

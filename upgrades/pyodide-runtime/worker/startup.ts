@@ -8,7 +8,7 @@ import type { InitRequest, InitResult } from '../protocol.ts';
 import { BRIDGE_MODULE, RUNNER_MODULE, SNAPSHOT_PREIMPORTS } from '../python-prelude.ts';
 import type { WorkerBridge } from './bridge.ts';
 import { snapshotProblem } from './snapshot-header.ts';
-import { LIB_DIR, writeModules } from './files.ts';
+import { LIB_DIR, WORKSPACE_DIR, writeModules } from './files.ts';
 import { lockIndex, readLock, type LockIndex } from './install.ts';
 import type { WorkerOutput } from './output.ts';
 import { isNode, type Port } from './port.ts';
@@ -155,7 +155,10 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
       `sys.path[:] = ["${LIB_DIR}"] + [p for p in dict.fromkeys(sys.path) if p != "${LIB_DIR}"]`,
   );
   const runner = py.pyimport('armature_runner') as unknown as Runner;
-  py.FS.mkdirTree('/workspace');
+  // Synced files live in /workspace: relative paths and imports of the agent's own modules
+  // resolve there. The working directory is file-system state, not heap: set after any restore.
+  py.FS.mkdirTree(WORKSPACE_DIR);
+  py.FS.chdir(WORKSPACE_DIR);
   progress('ready', 100);
   const version = py.runPython('import sys; sys.version.split()[0]') as string;
   const result: InitResult = { pythonVersion: version, pyodideVersion: py.version, transport: req.transport, fromSnapshot, snapshot };

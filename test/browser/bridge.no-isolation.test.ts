@@ -2,6 +2,7 @@
 // SharedArrayBuffer, so the bridge uses JSPI (run_sync) or, failing that, call_tool_async only.
 import { expect } from 'chai';
 import { bridgeFixture } from '../helpers/bridge-fixture.ts';
+import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
 
 describe('call_tool without cross-origin isolation', () => {
   it('the page really is not isolated', () => {
@@ -32,6 +33,18 @@ describe('call_tool without cross-origin isolation', () => {
     } finally {
       await f.runtime.dispose();
     }
+  });
+
+  it('forcing the shared-memory transport here is refused at once, naming the missing headers', () => {
+    let error: (Error & { code?: string; hint?: string }) | undefined;
+    try {
+      createPyodideRuntime({ transport: 'shared-memory' }, { emit: () => undefined });
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(error?.code).to.equal('INVALID_RUNTIME_OPTION');
+    expect(error?.message).to.match(/option transport "shared-memory": SharedArrayBuffer is not available: serve the page with 'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp'/);
+    expect(error?.hint).to.match(/use 'auto' or 'jspi'/);
   });
 
   it('a timeout without an interrupt buffer still ends the run by restarting the worker', async () => {

@@ -3,6 +3,7 @@
  * that fills in those defaults.
  */
 import { DEFAULT_PACKAGE_INDEX, type Transport } from './protocol.ts';
+import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
 import type { ToolCallHandler } from './runtime-types.ts';
 import type { SnapshotMode } from './snapshot-store.ts';
@@ -36,7 +37,11 @@ export interface PyodideRuntimeOptions {
   stdoutFlushMs?: number;
   /** Most characters of stdout and of stderr kept in a result (the stream events carry everything). Default: 1 MiB. */
   maxResultOutputChars?: number;
-  /** How `call_tool` reaches the host. Default: `auto` (shared memory, else JSPI, else async only). */
+  /**
+   * How `call_tool` reaches the host. A forced transport this engine or page cannot provide is
+   * refused at creation ({@link RuntimeOptionError}). Default: `auto` (shared memory, else JSPI,
+   * else async only).
+   */
   transport?: Transport | 'auto';
   /** Runs tools for `call_tool`. Default: none (calls fail with NO_TOOLS). */
   onToolCall?: ToolCallHandler;
@@ -114,14 +119,23 @@ export interface ResolvedOptions {
   indexURL?: string;
 }
 
-/** Fills in the defaults documented on {@link PyodideRuntimeOptions}; throws naming an option whose value is not one it takes. */
+/** An option the runtime cannot take here; `code` is `INVALID_RUNTIME_OPTION`, `details` names it. */
+export class RuntimeOptionError extends ArmatureError {
+  constructor(option: string, value: unknown, why: string, hint: string) {
+    super('INVALID_RUNTIME_OPTION', `[PyodideRuntime] option ${option} ${JSON.stringify(value)}: ${why}`, { details: { option, value }, hint });
+  }
+}
+
+/**
+ * Fills in the defaults documented on {@link PyodideRuntimeOptions}. Throws a
+ * {@link RuntimeOptionError} for a value the option does not take, or a transport this JavaScript
+ * engine or page cannot provide (refused here, not at the first `call_tool`).
+ */
 export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions {
   if (options.snapshot !== undefined && !['persist', 'memory', 'off'].includes(options.snapshot)) {
-    throw new Error(`[PyodideRuntime] option snapshot must be 'persist', 'memory' or 'off', got ${JSON.stringify(options.snapshot)}`);
+    throw new RuntimeOptionError('snapshot', options.snapshot, "it must be 'persist', 'memory' or 'off'", "Use 'persist' (the default), 'memory' or 'off'.");
   }
-  if (options.transport !== undefined && !['auto', 'shared-memory', 'jspi', 'async'].includes(options.transport)) {
-    throw new Error(`[PyodideRuntime] option transport must be 'auto', 'shared-memory', 'jspi' or 'async', got ${JSON.stringify(options.transport)}`);
-  }
+  if (options.transport !== undefined) checkTransport(options.transport);
   return {
     defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
     interruptGraceMs: options.interruptGraceMs ?? 1000,
@@ -148,10 +162,35 @@ export function canShareMemory(): boolean {
   return typeof SharedArrayBuffer === 'function' && (inNode() || (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true);
 }
 
+/** Whether this engine has JavaScript Promise Integration as Pyodide uses it (`WebAssembly.Suspending`). */
+export function hasJspi(): boolean {
+  return typeof (WebAssembly as unknown as { Suspending?: unknown }).Suspending === 'function';
+}
+
+/** Throws a {@link RuntimeOptionError} unless `transport` is one this engine or page can provide. */
+function checkTransport(transport: Transport | 'auto'): void {
+  if (!['auto', 'shared-memory', 'jspi', 'async'].includes(transport)) {
+    throw new RuntimeOptionError('transport', transport, "it must be 'auto', 'shared-memory', 'jspi' or 'async'", "Use 'auto' (the default) to pick the best one available.");
+  }
+  if (transport === 'jspi' && !hasJspi()) {
+    const where = inNode() ? `this Node ${process.versions.node} (Node 20 has only an older form, behind a flag)` : 'this browser';
+    throw new RuntimeOptionError('transport', transport, `JSPI (WebAssembly.Suspending) is not available in ${where}`, `Use 'auto' or ${canShareMemory() ? "'shared-memory'" : "'async'"}.`);
+  }
+  if (transport === 'shared-memory' && !canShareMemory()) {
+    const why = typeof SharedArrayBuffer !== 'function' ? 'SharedArrayBuffer is not available' : 'the page is not cross-origin isolated';
+    throw new RuntimeOptionError(
+      'transport',
+      transport,
+      `${why}: serve the page with 'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp'`,
+      `Add the two headers, or use 'auto'${hasJspi() ? " or 'jspi'" : " or 'async'"}.`,
+    );
+  }
+}
+
 /** The transport for `requested`: `auto` picks shared memory, else JSPI, else async only. */
 export function chooseTransport(requested: Transport | 'auto'): Transport {
   if (requested !== 'auto') return requested;
   if (canShareMemory()) return 'shared-memory';
-  if (typeof (WebAssembly as unknown as { Suspending?: unknown }).Suspending === 'function') return 'jspi';
+  if (hasJspi()) return 'jspi';
   return 'async';
 }

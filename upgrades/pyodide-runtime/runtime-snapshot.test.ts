@@ -143,5 +143,5 @@ test("snapshot: 'off' neither reads nor writes the cache", async () => {
 });
 
 test('a snapshot option the runtime does not know is refused, naming the value', () => {
-  assert.throws(() => createPyodideRuntime({ snapshot: 'disk' as never }, { emit: () => undefined }), /option snapshot must be 'persist', 'memory' or 'off', got "disk"/);
+  assert.throws(() => createPyodideRuntime({ snapshot: 'disk' as never }, { emit: () => undefined }), /option snapshot "disk": it must be 'persist', 'memory' or 'off'/);
 });

@@ -61,6 +61,7 @@ import { WorkerSupervisor, type InfoError } from './worker-supervisor.ts';
 
 export { DEFAULT_PACKAGE_INDEX, PYODIDE_VERSION } from './protocol.ts';
 export { hintFor } from './hints.ts';
+export { RuntimeOptionError } from './runtime-options.ts';
 export type { PyodideRuntimeOptions } from './runtime-options.ts';
 export type {
   BridgeCall,

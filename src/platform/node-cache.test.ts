@@ -9,6 +9,7 @@ import { openDirectoryCache } from './node-cache.ts';
 test('the Node platform keeps caches under <dataDir>/cache/<name>/ and touches nothing before a put', async () => {
   const dataDir = tempDir('cache-data');
   const cache = createNodePlatform({ dataDir }).openCache('pyodide-snapshot');
+  assert.equal(cache.folder, join(dataDir, 'cache', 'pyodide-snapshot'));
   assert.equal(await cache.get('a.bin'), undefined);
   assert.deepEqual(await cache.keys(), []);
   assert.equal(existsSync(join(dataDir, 'cache')), false, 'reading an empty cache creates nothing');

@@ -9,6 +9,7 @@ import { checkCacheKey, type BlobCache } from './platform.ts';
  */
 export function openDirectoryCache(dir: string): BlobCache {
   return {
+    folder: dir,
     async get(key) {
       checkCacheKey(key);
       try {

@@ -47,6 +47,8 @@ export interface BlobCache {
   delete(key: string): Promise<void>;
   /** Every key with a blob, sorted. */
   keys(): Promise<string[]>;
+  /** The folder holding the blobs as files, when the cache is one (Node); undefined elsewhere. */
+  readonly folder?: string;
 }
 
 /** Throws unless `key` is a valid {@link BlobCache} key. */

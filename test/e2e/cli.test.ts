@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -79,6 +79,17 @@ test('run streams Python output live, prints the value, and exits 0 or 1', () =>
   const timeout = cli('run', '-c', 'while True: pass', '--timeout', '300', '--data', data);
   assert.equal(timeout.code, 1);
   assert.match(timeout.err, /hint: The run was interrupted after 300 ms; globals survived/);
+});
+
+test('installing a package by name leaves nothing in the working directory; downloads go under the data dir', () => {
+  const dir = tempDir('cli-install');
+  const data = join(dir, 'data');
+  const r = spawnSync(process.execPath, [bin, 'call', 'install_python_package', '{"package": "micropip"}', '--data', data], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  // Offline the download fails; the point is where the attempt writes.
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(JSON.parse(r.stdout).error.message, /could not install micropip/);
+  assert.deepEqual(readdirSync(dir), ['data']);
+  assert.ok(existsSync(join(data, 'cache', 'pyodide-packages')));
 });
 
 test('run reads a file; bad usage is explained', () => {

@@ -19,13 +19,15 @@ export const metadata: UpgradeMetadata = {
 /**
  * Options from `boot({ config: { PyodideRuntime: {...} } })`: every {@link PyodideRuntimeOptions}
  * field, plus `autoStart` (start Python while the rest boots; default true). The start-up
- * snapshot is kept in the platform's `pyodide-snapshot` cache unless `snapshotCache` says otherwise.
+ * snapshot is kept in the platform's `pyodide-snapshot` cache unless `snapshotCache` says otherwise,
+ * and (Node) downloaded packages in its `pyodide-packages` folder unless `packageCacheDir` does.
  */
 export const factory: UpgradeModule<PyodideRuntimeApi>['factory'] = (deps, ctx) => {
   const { autoStart = true, ...options } = ctx.config as PyodideRuntimeOptions & { autoStart?: boolean };
   const workspace = deps.Workspace as WorkspaceApi | undefined;
   const snapshotCache = options.snapshotCache ?? ctx.platform.openCache('pyodide-snapshot');
-  const runtime = createPyodideRuntime({ ...options, snapshotCache }, { emit: (type, payload) => ctx.bus.emit(type, payload), workspace });
+  const packageCacheDir = options.packageCacheDir ?? ctx.platform.openCache('pyodide-packages').folder;
+  const runtime = createPyodideRuntime({ ...options, snapshotCache, packageCacheDir }, { emit: (type, payload) => ctx.bus.emit(type, payload), workspace });
   return {
     api: runtime,
     init() {

@@ -42,6 +42,8 @@ export const InitRequestSchema = z.object({
   id,
   indexURL: z.string(),
   packageIndexURL: z.string(),
+  /** Node: the folder Pyodide keeps downloaded packages in (else it makes one named after the URL). */
+  packageCacheDir: z.string().optional(),
   interrupt: sab.optional(),
   bridge: z.object({ control: sab, data: sab, request: sab }).optional(),
   transport: TransportSchema,

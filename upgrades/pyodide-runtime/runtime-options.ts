@@ -21,6 +21,14 @@ export interface PyodideRuntimeOptions {
   indexURL?: string;
   /** Base URL holding the pinned version's `pyodide-lock.json` and wheels. Default: {@link DEFAULT_PACKAGE_INDEX}. */
   packageIndexURL?: string;
+  /**
+   * Node only: the folder where packages installed by name from an http(s) `packageIndexURL` are
+   * kept after their download, and looked up first next time. Default: the PyodideRuntime upgrade
+   * passes its platform's `pyodide-packages` cache folder (`<dataDir>/cache/pyodide-packages/`);
+   * a runtime created directly uses `armature/pyodide-packages/` in the user's cache folder
+   * (`$XDG_CACHE_HOME`, else `~/.cache`). A local `packageIndexURL` is read in place.
+   */
+  packageCacheDir?: string;
   /** Timeout of a run in ms when the call sets none. Default: 30000. */
   defaultTimeoutMs?: number;
   /**
@@ -117,6 +125,7 @@ export interface ResolvedOptions {
   transport: Transport | 'auto';
   workerUrl?: string | URL;
   indexURL?: string;
+  packageCacheDir?: string;
 }
 
 /** An option the runtime cannot take here; `code` is `INVALID_RUNTIME_OPTION`, `details` names it. */
@@ -154,6 +163,7 @@ export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions 
     transport: options.transport ?? 'auto',
     workerUrl: options.workerUrl,
     indexURL: options.indexURL,
+    packageCacheDir: options.packageCacheDir,
   };
 }
 
@@ -193,4 +203,17 @@ export function chooseTransport(requested: Transport | 'auto'): Transport {
   if (canShareMemory()) return 'shared-memory';
   if (hasJspi()) return 'jspi';
   return 'async';
+}
+
+/**
+ * Where Pyodide keeps packages it downloads (Node, http(s) index only; undefined otherwise:
+ * Pyodide then reads a local index in place). Without it Pyodide uses the index URL itself as a
+ * folder name and creates `https:/cdn.jsdelivr.net/...` in the working directory.
+ */
+export async function packageCacheDirFor(o: Pick<ResolvedOptions, 'packageCacheDir' | 'packageIndexURL'>): Promise<string | undefined> {
+  if (!inNode() || !/^https?:/i.test(o.packageIndexURL)) return undefined;
+  if (o.packageCacheDir) return o.packageCacheDir;
+  const { homedir } = await import('node:os');
+  const { join } = await import('node:path');
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'armature', 'pyodide-packages');
 }

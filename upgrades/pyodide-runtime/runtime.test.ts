@@ -1,7 +1,7 @@
 // The real runtime: Pyodide in a worker_threads worker.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
@@ -289,6 +289,27 @@ describe('runtime (shared, restored from the start-up snapshot)', () => {
     assert.equal(r.ok, false);
     assert.match(!r.ok ? r.error.message : '', /could not install micropip/);
   });
+});
+
+test('installing by name from the CDN index creates no folder named after the URL in the working directory', async () => {
+  const cwd = tempDir('install-cwd');
+  const cacheDir = join(tempDir('install-cache'), 'pyodide-packages');
+  const before = process.cwd();
+  const rt = createPyodideRuntime({ packageCacheDir: cacheDir }, { emit: () => undefined });
+  // Started from here: a worker started elsewhere would look for tsx there (--import tsx).
+  await rt.init();
+  process.chdir(cwd);
+  try {
+    // Offline the download fails; what matters is what the attempt leaves on disk.
+    const r = await rt.installPackage('micropip');
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.error.message : '', /could not install micropip/);
+    assert.deepEqual(readdirSync(cwd), [], 'nothing (no https:/cdn.jsdelivr.net/... tree) in the working directory');
+    assert.ok(existsSync(cacheDir), 'downloads are kept in the package cache folder');
+  } finally {
+    process.chdir(before);
+    await rt.dispose();
+  }
 });
 
 test('install by name through a configured local package index (mirror)', async () => {

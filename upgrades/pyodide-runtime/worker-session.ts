@@ -8,7 +8,7 @@ import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type Respons
 import { nextId } from './ids.ts';
 import { OutputDrain } from './output-drain.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
-import { canShareMemory, chooseTransport, type ResolvedOptions } from './runtime-options.ts';
+import { canShareMemory, chooseTransport, packageCacheDirFor, type ResolvedOptions } from './runtime-options.ts';
 import type { AnswerTarget, ToolCallAnswerer } from './tool-calls.ts';
 import { defaultIndexURL, spawnWorker, type WorkerHandle } from './worker-handle.ts';
 import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
@@ -195,6 +195,7 @@ export class WorkerSession implements AnswerTarget {
           id: 'init',
           indexURL,
           packageIndexURL: o.packageIndexURL,
+          packageCacheDir: await packageCacheDirFor(o),
           interrupt: this.buffers.interrupt,
           bridge: this.buffers.channel,
           transport: this.transport,

@@ -84,6 +84,7 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
       indexURL: req.indexURL,
       lockFileContents: lockText,
       packageBaseUrl: req.packageIndexURL,
+      ...(req.packageCacheDir ? { packageCacheDir: req.packageCacheDir } : {}),
       stdout: (m: string) => void output.write('stdout', new TextEncoder().encode(`${m}\n`)),
       stderr: (m: string) => void output.write('stderr', new TextEncoder().encode(`${m}\n`)),
       fsInit: async () => {

@@ -13,7 +13,7 @@ import {
   namespaceOf,
   signatureOf,
 } from './codegen.ts';
-import { generateSystemPrompt } from './prompt.ts';
+import { generateSystemPrompt, planPrompt } from './prompt.ts';
 
 let py: PyodideInterface;
 let manifestTools: ToolDeclaration[];
@@ -121,8 +121,8 @@ test('skill index, SKILL.md and the system prompt are generated from the same ma
   const doc = generateSkillDoc('workspace', groupByNamespace(manifestTools).get('workspace')!);
   assert.match(doc, /## write_file\(path, content, encoding="utf8"\)/);
   assert.match(doc, /result = write_file\(path="notes\/example\.txt", content="content"\)/);
-  const prompt = generateSystemPrompt({ tools: manifestTools, personaName: 'Tester' });
-  for (const needle of ['call_tool(', 'from tools.', 'execute_python', 'at most twice', 'never paste data into code', 'read_skill', '{ ok: false, error: { type, message, traceback }, hint }'])
+  const prompt = generateSystemPrompt({ tools: manifestTools, personaName: 'Tester', resultContract: 'THE RESULT SENTENCE.' });
+  for (const needle of ['call_tool(', 'from tools.', 'execute_python', 'at most twice', 'never paste data into code', 'read_skill', 'THE RESULT SENTENCE.'])
     assert.ok(prompt.includes(needle), `prompt lacks ${needle}`);
 });
 
@@ -148,4 +148,15 @@ import_()
   const doc = generateSkillDoc('everything', groupByNamespace(namespaced).get('everything')!);
   assert.match(doc, /## get_sum_2\(a, b\)\n\nSum\.\n\nTool name: `everything\.get-sum` \(for `call_tool`\)\./);
   assert.match(doc, /from tools\.everything import get_sum_2\n\nresult = get_sum_2\(a=1\.0, b=1\.0\)/);
+});
+
+test('the prompt mentions only tools the persona may call', () => {
+  const allowed = manifestTools.filter((t) => t.name !== 'read_skill');
+  const withoutSkills = planPrompt({ tools: allowed, personaName: 'T', allowed: allowed.map((t) => t.name), resultContract: 'R.' }).text;
+  assert.doesNotMatch(withoutSkills, /read_skill/);
+  const reader = manifestTools.filter((t) => ['read_file', 'list_files'].includes(t.name));
+  const noPython = planPrompt({ tools: reader, personaName: 'Reader', allowed: ['read_file', 'list_files'], resultContract: 'R.' });
+  assert.equal(noPython.mode, 'direct');
+  assert.doesNotMatch(noPython.text, /execute_python|read_skill|call_tool/);
+  assert.match(noPython.text, /list_files/);
 });

@@ -49,6 +49,10 @@ export interface PromptOptions {
   targetRatio?: number;
   /** Allowance of the fragment however small the schemas, in characters. Default: 1000. */
   minChars?: number;
+  /** The sentence on what `execute_python` returns (PythonTool writes it from the result's types, `result-shape.ts`). */
+  resultContract: string;
+  /** Names of every tool the persona may call: tools outside it (e.g. `read_skill`) are never mentioned. Default: the names in `tools`. */
+  allowed?: readonly string[];
 }
 
 /** The JSON schemas of `tools` as a provider would get them, in characters. */
@@ -66,14 +70,21 @@ export function namespaceIndex(ns: string, list: readonly ToolDeclaration[], det
 }
 
 /** The Python-mode fragment for `tools` (Python-callable ones are indexed), each namespace at its detail (default: signatures). */
-export function generateSystemPrompt(options: { tools: readonly ToolDeclaration[]; personaName: string; detail?: Readonly<Record<string, IndexDetail>> }): string {
+export function generateSystemPrompt(options: {
+  tools: readonly ToolDeclaration[];
+  personaName: string;
+  resultContract: string;
+  /** Whether the persona may call `read_skill` (it is mentioned only then). Default: false. */
+  readSkill?: boolean;
+  detail?: Readonly<Record<string, IndexDetail>>;
+}): string {
   const groups = groupByNamespace(options.tools.filter((t) => t.pythonCallable));
   return [
     `You are ${options.personaName}, on Armature. Work in Python: call \`execute_python\` with code. In it each tool below`,
     'is a function (`from tools.<namespace> import <tool>`, or `call_tool("name", {"arg": value})`) returning Python data',
-    'or raising `ToolError`. Fetch and compute in one run; never paste data into code. It returns',
-    '`{ ok: true, value, stdout, stderr }` or `{ ok: false, error: { type, message, traceback }, hint }`:',
-    'read the hint, fix the code and retry — at most twice. `read_skill(namespace)` gives signatures and examples.',
+    'or raising `ToolError`. Fetch and compute in one run; never paste data into code.',
+    options.resultContract,
+    `When ok is false, read the hint, fix the code and retry — at most twice.${options.readSkill ? ' `read_skill(namespace)` gives signatures and examples.' : ''}`,
     'Tools by namespace:',
     ...[...groups].flatMap(([ns, list]) => namespaceIndex(ns, list, options.detail?.[ns] ?? 'signatures')),
   ].join('\n');
@@ -97,18 +108,20 @@ const LEVELS: readonly IndexDetail[] = ['count', 'names', 'signatures'];
 
 /** Chooses the fragment for `tools` (see the module comment) and measures it. */
 export function planPrompt(options: PromptOptions): PromptPlan {
-  const { tools, personaName } = options;
+  const { tools, personaName, resultContract } = options;
+  const allowed = new Set(options.allowed ?? tools.map((t) => t.name));
   const callable = tools.filter((t) => t.pythonCallable);
   const stats = (text: string, covered: readonly ToolDeclaration[], mode: PromptMode, detail: Record<string, IndexDetail> = {}): PromptStats => {
     const schema = schemaChars(covered);
     return { promptChars: text.length, schemaChars: schema, ratio: schema ? text.length / schema : 0, tools: covered.length, mode, detail };
   };
-  if (tools.some((t) => t.name === 'execute_python') && callable.length) {
+  if (allowed.has('execute_python') && callable.length) {
     const covered = schemaChars(callable);
     const allowance = Math.max(options.minChars ?? 1000, (options.targetRatio ?? 0.05) * covered);
     const nativeTools = tools.filter((t) => !t.pythonCallable).map((t) => t.name);
     const groups = [...groupByNamespace(callable)];
-    const render = (detail: Record<string, IndexDetail>) => generateSystemPrompt({ tools, personaName, detail });
+    const readSkill = allowed.has('read_skill');
+    const render = (detail: Record<string, IndexDetail>) => generateSystemPrompt({ tools, personaName, resultContract, readSkill, detail });
     const detail: Record<string, IndexDetail> = Object.fromEntries(groups.map(([ns]) => [ns, 'signatures']));
     let text = render(detail);
     if (text.length > allowance) {

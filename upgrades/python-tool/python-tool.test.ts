@@ -7,6 +7,7 @@ import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas
 import { createToolRunner } from '../tool-runner/tool-runner.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
 import { createPythonTool, type PythonToolApi } from './python-tool.ts';
+import { describeExecutePythonResult, EXECUTE_PYTHON_FAILURE, EXECUTE_PYTHON_SUCCESS, type ResultShape } from './result-shape.ts';
 import { createWorkspace } from '../workspace/workspace.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
 import { primeSnapshot } from '../../test/helpers/snapshot.ts';
@@ -314,7 +315,33 @@ out`);
     assert.doesNotMatch(scoped.getSkillIndex(), /test_kit/);
     assert.throws(() => scoped.readSkill('test_kit'), /no skill "test_kit"; skills: python/);
     assert.doesNotMatch(scoped.getSystemPrompt(), /test_kit/);
+    // A persona that may not call read_skill is not told to.
+    const noGuides = { ...persona, id: 'no-guides', name: 'No guides', tools: persona.tools.filter((t) => t !== 'read_skill') };
+    assert.match(python.getSystemPrompt(), /read_skill/);
+    assert.doesNotMatch(python.getSystemPrompt(noGuides), /read_skill/);
     assert.ok(scoped.getPromptStats().schemaChars < stats.schemaChars);
+  });
+
+  test('the prompt describes execute_python\'s result exactly as a real failing and a real succeeding run return it', async () => {
+    const prompt = python.getSystemPrompt();
+    assert.ok(prompt.includes(describeExecutePythonResult()));
+    assert.match(prompt, /`\{ ok: false, error: \{ code, message, details: \{ traceback, stdout, stderr, executionTime, line\?, column\? \} \}, hint\?, durationMs \}`/);
+    assert.doesNotMatch(prompt, /error: \{ type, message, traceback \}/);
+    /** The fields of `value` as `shape` lists them: every required one there, nothing it does not list. */
+    const conforms = (value: Record<string, unknown>, shape: ResultShape, path: string) => {
+      const present = Object.keys(value).filter((k) => value[k] !== undefined);
+      for (const k of present) assert.ok(k in shape.fields, `${path}.${k} is in the result but not in the prompt`);
+      for (const [k, kind] of Object.entries(shape.fields)) if (kind === 'required') assert.ok(present.includes(k), `${path}.${k} is in the prompt but not in the result`);
+      for (const [k, nested] of Object.entries(shape.nested ?? {})) if (value[k] !== undefined) conforms(value[k] as Record<string, unknown>, nested, `${path}.${k}`);
+    };
+    for (const code of ['def f():\n    return 1/0\nf()', 'x = (1,']) {
+      const failed = await runner.executeTool('execute_python', { code });
+      assert.equal(failed.ok, false);
+      conforms(failed as unknown as Record<string, unknown>, EXECUTE_PYTHON_FAILURE, 'result');
+    }
+    const ok = await runner.executeTool('execute_python', { code: 'print(1)\n2', install_packages: [], sync_workspace: false });
+    assert.equal(ok.ok, true);
+    conforms(ok as unknown as Record<string, unknown>, EXECUTE_PYTHON_SUCCESS, 'result');
   });
 
   test('execute_python as a tool: ok:false with the Python error type as code, traceback in details, and a hint', async () => {

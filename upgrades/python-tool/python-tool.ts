@@ -7,6 +7,7 @@ import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
 import { generatePythonModule, generateSkillDoc, generateSkillIndex, groupByNamespace, namespaceOfTool } from './codegen.ts';
 import { planPrompt, type PromptPlan, type PromptStats } from './prompt.ts';
+import { describeExecutePythonResult } from './result-shape.ts';
 
 /** Statistics for the widget. */
 export interface PythonToolStats {
@@ -55,6 +56,18 @@ export interface ExecutePythonValue {
   executionTime: number;
   installed?: string[];
   sync?: { in?: SyncReport['in']; out?: SyncReport['out'] };
+}
+
+/** `error.details` of a failed `execute_python` (its `error.code` is the Python exception type). */
+export interface ExecutePythonErrorDetails {
+  traceback: string;
+  stdout: string;
+  stderr: string;
+  executionTime: number;
+  /** 1-based line of a SyntaxError. */
+  line?: number;
+  /** 1-based column of a SyntaxError. */
+  column?: number;
 }
 
 /** The PythonTool API. */
@@ -259,7 +272,12 @@ export function createPythonTool(options: PythonToolOptions) {
 
     getSystemPrompt: (p = persona) => api.getPromptPlan(p).text,
 
-    getPromptPlan: (p = persona) => planPrompt({ tools: skillScope(declarations(p), p), personaName: p.name }),
+    getPromptPlan: (p = persona) => planPrompt({
+        tools: skillScope(declarations(p), p),
+        personaName: p.name,
+        resultContract: describeExecutePythonResult(),
+        allowed: declarations(p).map((d) => d.name),
+      }),
 
     getRuntimeState: () => runtime.getState(),
 
@@ -283,10 +301,10 @@ export function createPythonTool(options: PythonToolOptions) {
       // stream that run's output; cancelling or timing out the call interrupts the run.
       const r = await api.executePython({ ...fromAgent, runId: call.callId, signal: call.signal });
       if (!r.ok) {
-        throw new ArmatureError(r.error.type, `${r.error.type}: ${r.error.message}`, {
-          details: { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime, line: r.error.line, column: r.error.column },
-          hint: r.hint,
-        });
+        const details: ExecutePythonErrorDetails = { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime };
+        if (r.error.line !== undefined) details.line = r.error.line;
+        if (r.error.column !== undefined) details.column = r.error.column;
+        throw new ArmatureError(r.error.type, `${r.error.type}: ${r.error.message}`, { details, hint: r.hint });
       }
       const value: ExecutePythonValue = { value: r.value, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime };
       if (r.installed) value.installed = r.installed;

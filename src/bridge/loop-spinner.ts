@@ -8,6 +8,12 @@
  * microseconds, and right after sending one the host usually gets the answer as fast: spinning
  * the loop (one empty task after another, so messages and I/O still go through) for a couple of
  * milliseconds finds them awake. It stops by itself, and costs nothing until the next `hold`.
+ *
+ * Spinning only pays while the other thread has a core to answer on. When the machine is
+ * oversubscribed, two threads spinning in turn starve each other (each waits for the other's
+ * window to end), so a window that ends without what it waited for turns spinning off for
+ * `backoffMs`: under steady contention it costs one window in every `backoffMs`, and the threads
+ * sleep and wake as they would without it.
  */
 
 /** Schedules `fn` as a new task as soon as possible (not a microtask: the loop must breathe). */
@@ -34,24 +40,36 @@ export function taskScheduler(): Schedule {
 /** Spins its thread's event loop for `windowMs` after each {@link LoopSpinner.hold}. */
 export class LoopSpinner {
   private readonly schedule: Schedule;
+  private readonly backoffMs: number;
   private until = 0;
   private running = false;
+  /** When a window last ended without a `release` (what it waited for did not come). */
+  private missedAt = -Infinity;
 
-  /** `windowMs` 0 (or less) turns spinning off. */
-  constructor(private readonly windowMs: number) {
+  /**
+   * `windowMs` 0 (or less) turns spinning off. After a window that ends unanswered, `hold` does
+   * nothing for `backoffMs`. Default: 25 windows.
+   */
+  constructor(
+    private readonly windowMs: number,
+    backoffMs?: number,
+  ) {
     this.schedule = taskScheduler();
+    this.backoffMs = backoffMs ?? 25 * windowMs;
   }
 
-  /** Keeps the loop busy for the next `windowMs` (from now). */
+  /** Keeps the loop busy for the next `windowMs` (from now), unless spinning is backing off. */
   hold(): void {
     if (this.windowMs <= 0) return;
-    this.until = performance.now() + this.windowMs;
+    const now = performance.now();
+    if (now - this.missedAt < this.backoffMs) return;
+    this.until = now + this.windowMs;
     if (this.running) return;
     this.running = true;
     this.schedule(this.tick);
   }
 
-  /** Stops at once (until the next `hold`). */
+  /** What the spinning waited for has come: stop at once (until the next `hold`). */
   release(): void {
     this.until = 0;
   }
@@ -62,7 +80,10 @@ export class LoopSpinner {
   }
 
   private readonly tick = (): void => {
-    if (performance.now() < this.until) this.schedule(this.tick);
-    else this.running = false;
+    const now = performance.now();
+    if (now < this.until) return this.schedule(this.tick);
+    this.running = false;
+    // Ended by time, not by `release`: nothing came while spinning.
+    if (this.until !== 0) this.missedAt = now;
   };
 }

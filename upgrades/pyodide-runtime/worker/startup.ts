@@ -57,6 +57,20 @@ function withTimeout<T>(work: Promise<T>, ms: number, why: string): Promise<T> {
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Node: loads `pyodide.asm.js` with `require`, which defines the global `loadPyodide` then uses
+ * instead of importing it. Imported as ESM, Node first scans the 1 MB CommonJS file for its
+ * exports (~0.2 s, more under a loader hook); required, it is only compiled.
+ */
+async function requireEmscriptenModule(indexURL: string): Promise<void> {
+  if (typeof (globalThis as { _createPyodideModule?: unknown })._createPyodideModule === 'function') return;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(indexURL) && !indexURL.startsWith('file:')) return;
+  const { createRequire } = await import('node:module');
+  const { fileURLToPath } = await import('node:url');
+  const dir = indexURL.startsWith('file:') ? fileURLToPath(indexURL) : indexURL;
+  createRequire(import.meta.url)(`${dir}${dir.endsWith('/') ? '' : '/'}pyodide.asm.js`);
+}
+
 /** Writes Armature's own modules (the prelude) where `sys.path` finds them. */
 function writePrelude(py: PyodideInterface): void {
   py.FS.mkdirTree(LIB_DIR);
@@ -77,6 +91,7 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
   }
   progress('fetch', 40);
   progress('compile', 40, 'compiling the WebAssembly module');
+  if (isNode) await requireEmscriptenModule(req.indexURL);
   const lockText = await readLock(req);
   let stdlibReported = false;
   const load = (snapshot: { _loadSnapshot: Uint8Array } | { _makeSnapshot: true } | object) =>

@@ -12,6 +12,19 @@ export interface BenchRow {
   target?: string;
   /** Whether `value` meets `target`. */
   pass?: boolean;
+  /** Smallest and largest sample, when `value` is a median of several. */
+  range?: [number, number];
+}
+
+/** A row for the median of `samples`, with their range. */
+export function medianRow(suite: string, name: string, samples: readonly number[], unit: string, target?: { text: string; pass(median: number): boolean }): BenchRow {
+  const value = percentile(samples, 50);
+  const row: BenchRow = { suite, name, value, unit, range: [Math.min(...samples), Math.max(...samples)] };
+  if (target) {
+    row.target = target.text;
+    row.pass = target.pass(value);
+  }
+  return row;
 }
 
 /** Percentile `p` (0..100) of `values` (nearest rank). */

@@ -68,7 +68,7 @@ export interface RuntimeState {
   lastError?: PythonErrorInfo;
   /** Times the worker was replaced (timeouts Python ignored, crashes, `restart()`). */
   restarts: number;
-  /** Whether the current worker was restored from a memory snapshot (see `memorySnapshot`). */
+  /** Whether the current worker was restored from the start-up snapshot (see the `snapshot` option). */
   fromSnapshot?: boolean;
 }
 

@@ -6,7 +6,9 @@
  *
  * A snapshot is code: it is the interpreter's whole memory, run as is. It is keyed by the Pyodide
  * version and a hash of everything it holds (the prelude's source, the modules imported before
- * it is taken, the snapshot format), so a change to any of them makes a new one.
+ * it is taken, the snapshot format), so a change to any of them makes a new one. No runtime
+ * option is in it: the transport, the interrupt buffer, output, `fastExecute` and the working
+ * directory are all set after a restore, the same way as after a fresh start.
  */
 import type { BlobCache } from '../../src/platform/platform.ts';
 import { PYODIDE_VERSION, type InitResult } from './protocol.ts';

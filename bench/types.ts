@@ -12,8 +12,6 @@ export interface BenchRow {
   target?: string;
   /** Whether `value` meets `target`. */
   pass?: boolean;
-  /** Smallest and largest sample, when `value` is a median of several. */
-  range?: [number, number];
 }
 
 /** A row for the median of `samples`, with their range. */

@@ -46,18 +46,41 @@ export const EXECUTE_PYTHON_FAILURE: ResultShape = {
   },
 };
 
+/** How {@link renderShape} writes a shape. */
+export interface RenderOptions {
+  /** Fields written as a literal value, e.g. `{ ok: 'true' }`. */
+  literals?: Readonly<Record<string, string>>;
+  /** Fields left out (at any depth), shown as one `…` per object: what an agent rarely needs. */
+  omit?: ReadonlySet<string>;
+}
+
 /** `{ ok: true, value: { value, stdout, ... }, durationMs }`: a shape as an agent reads it (optional fields with `?`). */
-export function renderShape(shape: ResultShape, literals: Readonly<Record<string, string>> = {}): string {
-  const parts = Object.entries(shape.fields).map(([name, kind]) => {
+export function renderShape(shape: ResultShape, options: RenderOptions = {}): string {
+  const parts: string[] = [];
+  let omitted = false;
+  for (const [name, kind] of Object.entries(shape.fields)) {
+    if (options.omit?.has(name)) {
+      omitted = true;
+      continue;
+    }
     const nested = shape.nested?.[name];
     const label = `${name}${kind === 'optional' ? '?' : ''}`;
-    if (literals[name]) return `${label}: ${literals[name]}`;
-    return nested ? `${label}: ${renderShape(nested)}` : label;
-  });
+    const literal = options.literals?.[name];
+    parts.push(literal ? `${label}: ${literal}` : nested ? `${label}: ${renderShape(nested, { omit: options.omit })}` : label);
+  }
+  if (omitted) parts.push('…');
   return `{ ${parts.join(', ')} }`;
 }
 
-/** The system prompt's sentence about what `execute_python` returns. */
+/**
+ * Fields the prompt's sentence leaves out: timings and details of rarer cases. Each is a field of
+ * the shapes above (a test checks it), so renaming one in the types shows here too.
+ */
+export const BRIEF_OMITS: ReadonlySet<string> = new Set(['durationMs', 'executionTime', 'installed', 'sync', 'line', 'column']);
+
+/** The system prompt's sentence about what `execute_python` returns: the shapes, briefly. */
 export function describeExecutePythonResult(): string {
-  return `\`execute_python\` returns \`${renderShape(EXECUTE_PYTHON_SUCCESS, { ok: 'true' })}\` or \`${renderShape(EXECUTE_PYTHON_FAILURE, { ok: 'false' })}\`, where \`error.code\` is the Python exception type (e.g. \`ZeroDivisionError\`, \`TimeoutError\`).`;
+  const ok = renderShape(EXECUTE_PYTHON_SUCCESS, { literals: { ok: 'true' }, omit: BRIEF_OMITS });
+  const failed = renderShape(EXECUTE_PYTHON_FAILURE, { literals: { ok: 'false' }, omit: BRIEF_OMITS });
+  return `\`execute_python\` returns \`${ok}\` or \`${failed}\`; \`error.code\` is the Python exception type.`;
 }

@@ -106,7 +106,7 @@ describe('the agent panel', () => {
     expect(String(requests[0]!.body.messages[0]!.content)).to.contain('Work in Python: call `execute_python`');
     expect(requests[0]!.body.tools!.map((x) => x.function.name).sort()).to.deep.equal(['execute_python', 'list_skills', 'read_skill']);
     const toolMsg = requests[1]!.body.messages.find((m) => m.role === 'tool')!;
-    expect(JSON.parse(String(toolMsg.content))).to.deep.equal({ ok: true, value: 50, stdout: SUM_STDOUT, stderr: '' });
+    expect(JSON.parse(String(toolMsg.content))).to.deep.equal({ ok: true, value: { value: 50, stdout: SUM_STDOUT, stderr: '', executionTime: (JSON.parse(String(toolMsg.content)) as { value: { executionTime: number } }).value.executionTime } });
 
     const ws = dash.shadowRoot!.querySelector('workspace-widget')!;
     await until(() => textOf(ws).includes(RESULT_FILE.path), 'the result file in the workspace widget');

@@ -57,7 +57,7 @@ test('the model calls execute_python, which reads a workspace file through call_
   assert.deepEqual((py.parameters as { required: string[] }).required, ['code']);
   const toolMsg = second.body.messages.find((m) => m.role === 'tool')!;
   assert.equal(toolMsg.tool_call_id, 'call_sum');
-  assert.deepEqual(JSON.parse(String(toolMsg.content)), { ok: true, value: 50, stdout: SUM_STDOUT, stderr: '' });
+  assert.deepEqual(JSON.parse(String(toolMsg.content)), { ok: true, value: { value: 50, stdout: SUM_STDOUT, stderr: '', executionTime: (JSON.parse(String(toolMsg.content)) as { value: { executionTime: number } }).value.executionTime } });
   const assistant = second.body.messages.find((m) => m.role === 'assistant')!;
   assert.equal(assistant.tool_calls![0]!.function.name, 'execute_python');
 

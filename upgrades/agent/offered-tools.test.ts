@@ -5,10 +5,13 @@ import { toModelResult } from './offered-tools.ts';
 test('tool results reach the model as { ok, value } or { ok: false, error, hint }; execute_python as its prompt says', () => {
   assert.deepEqual(toModelResult('read_file', { ok: true, value: { content: 'x', skip: undefined }, durationMs: 3 }), { ok: true, value: { content: 'x' } });
   assert.deepEqual(toModelResult('read_file', { ok: false, error: { code: 'FILE_NOT_FOUND', message: 'no' }, hint: 'list', durationMs: 1 }), { ok: false, error: { code: 'FILE_NOT_FOUND', message: 'no' }, hint: 'list' });
-  assert.deepEqual(toModelResult('execute_python', { ok: true, value: { value: 3, stdout: 'hi\n', stderr: '', executionTime: 5 }, durationMs: 6 }), { ok: true, value: 3, stdout: 'hi\n', stderr: '' });
+  assert.deepEqual(toModelResult('execute_python', { ok: true, value: { value: 3, stdout: 'hi\n', stderr: '', executionTime: 5 }, durationMs: 6 }), {
+    ok: true,
+    value: { value: 3, stdout: 'hi\n', stderr: '', executionTime: 5 },
+  });
   assert.deepEqual(
     toModelResult('execute_python', { ok: false, error: { code: 'ValueError', message: 'bad', details: { traceback: 'Traceback...', stdout: 'partial' } }, hint: 'fix', durationMs: 6 }),
-    { ok: false, error: { type: 'ValueError', message: 'bad', traceback: 'Traceback...' }, stdout: 'partial', hint: 'fix' },
+    { ok: false, error: { code: 'ValueError', message: 'bad', details: { traceback: 'Traceback...', stdout: 'partial' } }, hint: 'fix' },
   );
 });
 

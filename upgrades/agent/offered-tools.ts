@@ -54,28 +54,17 @@ export const DEFAULT_MAX_RESULT_CHARS = 20_000;
 
 /**
  * What the model gets back from a tool call: `{ ok: true, value }` or `{ ok: false, error, hint }`.
- * `execute_python` results take the shape the code-mode prompt describes (`value`, `stdout`,
- * `stderr`; errors with `type` and `traceback`). A result longer than `maxChars` of JSON is cut,
+ * A failed `execute_python` keeps its `error.details` (traceback, output), as the code-mode prompt
+ * describes it (`upgrades/python-tool/result-shape.ts`). A result longer than `maxChars` of JSON is cut,
  * saying so, instead of flooding the model's context.
  */
 export function toModelResult(name: string, result: ToolResult, maxChars = DEFAULT_MAX_RESULT_CHARS): Record<string, unknown> {
   let out: Record<string, unknown>;
-  if (name === 'execute_python') {
-    if (result.ok) {
-      const v = result.value as { value?: unknown; stdout?: string; stderr?: string };
-      out = { ok: true, value: v.value ?? null, stdout: v.stdout ?? '', stderr: v.stderr ?? '' };
-    } else {
-      const d = (result.error.details ?? {}) as { traceback?: string; stdout?: string; stderr?: string };
-      out = {
-        ok: false,
-        error: { type: result.error.code, message: result.error.message, traceback: d.traceback ?? '' },
-        ...(d.stdout ? { stdout: d.stdout } : {}),
-        ...(d.stderr ? { stderr: d.stderr } : {}),
-        ...(result.hint ? { hint: result.hint } : {}),
-      };
-    }
-  } else if (result.ok) {
+  if (result.ok) {
     out = { ok: true, value: result.value ?? null };
+  } else if (name === 'execute_python') {
+    // The shape the system prompt states (result-shape.ts): the traceback and output live in details.
+    out = { ok: false, error: { code: result.error.code, message: result.error.message, details: result.error.details ?? {} }, ...(result.hint ? { hint: result.hint } : {}) };
   } else {
     out = { ok: false, error: { code: result.error.code, message: result.error.message }, ...(result.hint ? { hint: result.hint } : {}) };
   }

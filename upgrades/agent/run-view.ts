@@ -157,9 +157,11 @@ export function viewFromTranscript(runId: string, entries: readonly TranscriptEn
     else if (e.type === 'assistant' && turn) stepOf(turn, e.step).text = e.text;
     else if (e.type === 'tool' && turn) {
       const call = newCall(e.toolCallId, e.name, e.args, e.pythonRunId);
-      const r = e.result as { stdout?: string; stderr?: string } | undefined;
-      if (r?.stdout) appendOutput(call, 'stdout', r.stdout);
-      if (r?.stderr) appendOutput(call, 'stderr', r.stderr);
+      // execute_python's output: in value on success, in error.details on failure.
+      const r = e.result as { value?: { stdout?: unknown; stderr?: unknown }; error?: { details?: { stdout?: unknown; stderr?: unknown } } } | undefined;
+      const out = e.name === 'execute_python' ? (r?.value ?? r?.error?.details) : undefined;
+      if (typeof out?.stdout === 'string' && out.stdout) appendOutput(call, 'stdout', out.stdout);
+      if (typeof out?.stderr === 'string' && out.stderr) appendOutput(call, 'stderr', out.stderr);
       Object.assign(call, { running: false, ok: e.ok, durationMs: e.durationMs, result: e.result });
       stepOf(turn, e.step).calls.push(call);
     } else if (e.type === 'finished' && turn) {

@@ -182,7 +182,7 @@ test('code mode offers execute_python and the skill tools with the Python prompt
   // result has the shape the prompt describes.
   assert.equal((r.toolCalls[0]!.result as { error: { code: string } }).error.code, 'TOOL_NOT_OFFERED');
   assert.match((r.toolCalls[0]!.result as { hint: string }).hint, /call_tool\("add"/);
-  assert.deepEqual(r.toolCalls[1]!.result, { ok: true, value: 42, stdout: 'ran: print(1)\n', stderr: '' });
+  assert.deepEqual(r.toolCalls[1]!.result, { ok: true, value: { value: 42, stdout: 'ran: print(1)\n', stderr: '', executionTime: 1 } });
   const pythonCall = code.bus.history(['agent:tool-called']).map((e) => e.payload).find((p) => p.name === 'execute_python')!;
   assert.equal(pythonCall.pythonRunId, `${r.runId}/1/call_0_1`);
 

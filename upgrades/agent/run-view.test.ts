@@ -31,7 +31,7 @@ test('a transcript reads back into the same shape, stdout from the results', () 
   const v = viewFromTranscript('r', [
     { type: 'started', at: 1, runId: 'r', goal: 'g', persona: 'p', toolMode: 'code', maxSteps: 8, continued: false },
     { type: 'assistant', at: 2, step: 1, text: 'Working', message: {}, finishReason: 'tool-calls', usage: { inputTokens: 1, outputTokens: 1 } },
-    { type: 'tool', at: 3, step: 1, toolCallId: 'c', name: 'execute_python', args: {}, ok: true, durationMs: 9, result: { ok: true, stdout: 'out\n' } },
+    { type: 'tool', at: 3, step: 1, toolCallId: 'c', name: 'execute_python', args: {}, ok: true, durationMs: 9, result: { ok: true, value: { value: null, stdout: 'out\n', stderr: '' } } },
     { type: 'started', at: 4, runId: 'r', goal: 'again', persona: 'p', toolMode: 'code', maxSteps: 8, continued: true },
   ]);
   assert.deepEqual(v.turns.map((t) => t.goal), ['g', 'again']);

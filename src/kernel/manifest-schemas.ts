@@ -29,6 +29,9 @@ const allowEntry = z.union([
   z.string().regex(NAMESPACED_TOOL_NAME),
 ], { error: 'a tool name in snake_case ("read_file"), "*", "<namespace>.*" ("memory.*") or "<namespace>.<tool>" ("memory.read_graph")' });
 
+/** A persona's policy for one kind of self-modification. */
+const SELF_MODIFICATION_POLICY = z.enum(['auto', 'ask', 'off'], { error: 'one of "auto", "ask", "off"' });
+
 /** One entry of `modules/upgrades.json`. */
 export const UpgradeEntrySchema = z.strictObject({
   id: upgradeId,
@@ -78,6 +81,21 @@ export const PersonaSchema = z.strictObject({
    */
   toolMode: z.enum(['code', 'direct']).optional(),
   // --- end of the agent's fields ---
+  // --- Self-modification (upgrades Changes, MadeTools) ---
+  /**
+   * What the persona's agent may change of the system, per kind: `auto` (a change that passes its
+   * gate comes into force), `ask` (it waits for a person's approval on the dashboard or with
+   * `armature approve`), `off` (refused). Each kind defaults to `ask`.
+   */
+  selfModification: z
+    .strictObject({
+      tools: SELF_MODIFICATION_POLICY.optional(),
+      upgrades: SELF_MODIFICATION_POLICY.optional(),
+      blueprints: SELF_MODIFICATION_POLICY.optional(),
+      persona: SELF_MODIFICATION_POLICY.optional(),
+    })
+    .optional(),
+  // --- end of self-modification ---
 });
 
 /** A JSON Schema object, as tools declare their input. Checked further when the tool registers. */

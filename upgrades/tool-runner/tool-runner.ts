@@ -1,10 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { MAX_NAME_LENGTH, nameProblem, quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import { formatJsonPath, isValidToolName, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import { closest } from '../../src/kernel/suggest.ts';
+import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
 import type { ExecuteOptions, ToolExecutor, ToolResult, ToolRunnerApi, ToolStats } from '../../src/kernel/tool-contract.ts';
 
 /** Options of {@link createToolRunner}. */
@@ -201,7 +202,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       for (const d of declarations) {
         let validator: z.ZodType;
         try {
-          validator = z.fromJSONSchema(d.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+          validator = compileInputSchema(d.inputSchema);
         } catch (e) {
           throw new ArmatureError('INVALID_TOOL_SCHEMA', `[registerTools] ${d.name}: inputSchema is not a usable JSON Schema (${(e as Error).message})`);
         }

@@ -207,9 +207,10 @@ export interface ChangesApi {
   /**
    * The system takes back the change in force for `target` (the canary saw it fail): the version
    * it replaced comes back (or the target goes out of service), without gate or approval, and the
-   * record says `why`. Resolves to the new record, or `undefined` when nothing was in force.
+   * record says `why`. With `onlyIf`, only while that change is still the one in force. Resolves
+   * to the new record, or `undefined` when there was nothing to take back.
    */
-  revert(kind: ChangeKind, target: string, why: string): Promise<ChangeRecord | undefined>;
+  revert(kind: ChangeKind, target: string, why: string, onlyIf?: string): Promise<ChangeRecord | undefined>;
   /** Records, newest first. */
   list(filter?: ChangeFilter): ChangeRecord[];
   /** One record by id. */

@@ -309,11 +309,11 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       });
     },
 
-    async revert(kind, target, why) {
+    async revert(kind, target, why, onlyIf) {
       const h = handlerOf(kind);
       return serial(kind, target, async () => {
         const active = activeOf(kind, target);
-        if (!active || active.hash === null) return undefined;
+        if (!active || active.hash === null || (onlyIf !== undefined && active.id !== onlyIf)) return undefined;
         const back = active.replaced ? records.get(active.replaced) : undefined;
         let content: unknown;
         let version: number | null = null;

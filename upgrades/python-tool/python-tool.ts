@@ -5,6 +5,7 @@ import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas
 import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
+import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
 import { generatePythonModule, generateSkillDoc, generateSkillIndex, groupByNamespace, namespaceOfTool } from './codegen.ts';
 import { planPrompt, type PromptPlan, type PromptStats } from './prompt.ts';
 import { describeExecutePythonResult } from './result-shape.ts';
@@ -70,8 +71,29 @@ export interface ExecutePythonErrorDetails {
   column?: number;
 }
 
+/**
+ * Python another upgrade adds to the interpreter (agent-made Python tools): modules of its own,
+ * and tools whose generated function calls a Python function directly instead of `call_tool`.
+ */
+export interface PythonExtension {
+  /** Module files under the module path, e.g. `armature_made/v_1a2b.py`. Asked at every sync. */
+  modules(): readonly { path: string; source: string }[];
+  /** The Python function implementing `tool`, when it is written in Python. Default: none. */
+  direct?(tool: string): { module: string; function: string } | undefined;
+}
+
 /** The PythonTool API. */
 export interface PythonToolApi {
+  /**
+   * Adds Python modules and directly called tool functions from another upgrade; they are part of
+   * every later sync. The disposable removes them (from the next sync on).
+   */
+  addExtension(extension: PythonExtension): Disposable;
+  /**
+   * Makes the runtime's generated modules (`tools.*`, and the extensions') current now, instead of
+   * at the next `execute_python`. Cheap when nothing changed.
+   */
+  syncModules(): Promise<void>;
   executePython(args: ExecutePythonArgs): Promise<ExecuteResult & { installed?: string[]; sync?: ExecutePythonValue['sync'] }>;
   getStats(): PythonToolStats;
   listSkills(): { namespace: string; tools: string[] }[];
@@ -91,6 +113,8 @@ export interface PythonToolApi {
   interrupt(): void;
 }
 
+const INIT_SOURCE = '"""Armature tools by namespace: from tools.workspace import read_file."""\n';
+
 /**
  * The PythonTool: `execute_python`, `install_python_package`, `list_python_packages`,
  * `list_skills`, `read_skill`, and the `call_tool` bridge from Python to every other tool.
@@ -102,6 +126,7 @@ export function createPythonTool(options: PythonToolOptions) {
   const warn = options.warn ?? ((m: string) => console.warn(m));
   const stats = { executions: 0, successes: 0, failures: 0, totalMs: 0, errors: [] as PythonToolStats['errors'], last: undefined as PythonToolStats['lastExecution'] };
   let modulesKey = '';
+  const extensions = new Set<PythonExtension>();
 
   const declarations = (p: Persona = persona) => runner.getToolDeclarations({ persona: p });
   const instancesOf = (list: readonly ToolDeclaration[]) => new Map(list.map((d) => [d.name, runner.getToolInstances(d.name)]));
@@ -118,12 +143,28 @@ export function createPythonTool(options: PythonToolOptions) {
   /** Keeps the generated `tools.*` modules in step with the registered tools. */
   async function syncModules(): Promise<void> {
     const decls = pythonDeclarations();
-    const key = JSON.stringify(decls.map((d) => [d.name, d.module, d.namespace, d.inputSchema, d.description, runner.getToolInstances(d.name)]));
+    const direct = new Map<string, { module: string; function: string }>();
+    for (const d of decls) {
+      for (const x of extensions) {
+        const impl = x.direct?.(d.name);
+        if (impl) direct.set(d.name, impl);
+      }
+    }
+    const extra = [...extensions].flatMap((x) => x.modules());
+    const key = JSON.stringify([
+      decls.map((d) => [d.name, d.module, d.namespace, d.inputSchema, d.description, runner.getToolInstances(d.name), direct.get(d.name)]),
+      extra.map((f) => [f.path, f.source]),
+    ]);
     if (key === modulesKey) return;
     modulesKey = key;
-    const files = [{ path: 'tools/__init__.py', source: '"""Armature tools by namespace: from tools.workspace import read_file."""\n' }];
-    for (const [ns, list] of groupByNamespace(decls)) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list, instancesOf(list)) });
-    await runtime.setPythonModules(files);
+    const files = [{ path: 'tools/__init__.py', source: INIT_SOURCE }, ...extra];
+    for (const [ns, list] of groupByNamespace(decls)) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list, instancesOf(list), direct) });
+    try {
+      await runtime.setPythonModules(files);
+    } catch (e) {
+      modulesKey = ''; // not installed: the next sync tries again
+      throw e;
+    }
   }
 
   // call_tool from Python: the same ToolRunner path as any call, marked as coming from Python.
@@ -201,6 +242,13 @@ export function createPythonTool(options: PythonToolOptions) {
   });
 
   const api: PythonToolApi = {
+    addExtension(extension) {
+      extensions.add(extension);
+      return toDisposable(() => extensions.delete(extension));
+    },
+
+    syncModules,
+
     async executePython(args) {
       const notReady = await waitReady();
       if (notReady) {

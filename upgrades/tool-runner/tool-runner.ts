@@ -4,6 +4,7 @@ import { ArmatureError, toErrorInfo, type ErrorInfo } from '../../src/kernel/err
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import { formatJsonPath, isValidToolName, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
+import { personaAllows } from '../../src/kernel/allow-list.ts';
 import { closest } from '../../src/kernel/suggest.ts';
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
 import type { ExecuteOptions, ToolExecutor, ToolResult, ToolRunnerApi, ToolStats } from '../../src/kernel/tool-contract.ts';
@@ -37,15 +38,7 @@ interface StatsEntry {
   lastCallAt?: number;
 }
 
-/**
- * Whether `persona` may call `name`: its `tools` list has `*`, the name itself, or — for a
- * namespaced tool `memory.read_graph` — `memory.*`.
- */
-export function personaAllows(persona: Persona, name: string): boolean {
-  if (persona.tools.includes('*') || persona.tools.includes(name)) return true;
-  const dot = name.indexOf('.');
-  return dot > 0 && persona.tools.includes(`${name.slice(0, dot)}.*`);
-}
+export { personaAllows };
 
 let callCounter = 0;
 

@@ -1,0 +1,78 @@
+import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import { describeError } from '../../src/kernel/errors.ts';
+import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
+import type { PythonToolApi } from '../python-tool/python-tool.ts';
+import { madeToolHandlers } from './made-tools.ts';
+import { createToolKind, partId, type LiveToolInfo } from './tool-kind.ts';
+
+export type { LiveToolInfo } from './tool-kind.ts';
+export type { MadeToolContent } from './tool-spec.ts';
+
+/** The MadeTools API: the agent-made tools in force. */
+export interface MadeToolsApi {
+  /** Each tool in force: name, language, version, change, canary state. */
+  live(): LiveToolInfo[];
+}
+
+/** MadeTools: agents make their own tools — gated, versioned, hot, reversible, confined. */
+export const metadata: UpgradeMetadata = {
+  id: 'MadeTools',
+  version: '1.0.0',
+  description: 'Tools an agent writes itself (Python or JavaScript), tested in their confinement before they run, versioned and reversible.',
+  dependencies: ['ToolRunner', 'Changes'],
+  optionalDependencies: ['PythonTool', 'PyodideRuntime'],
+  blueprint: '0x000081',
+  category: 'tools',
+  widget: 'made-tools-widget',
+};
+
+/** Origins a persona's `network` field grants (another upgrade defines it); anything else means none. */
+function networkOf(persona: unknown): 'none' | string[] {
+  const n = (persona as { network?: unknown }).network;
+  if (Array.isArray(n) && n.every((x) => typeof x === 'string')) return n as string[];
+  const origins = (n as { origins?: unknown } | undefined)?.origins;
+  return Array.isArray(origins) && origins.every((x) => typeof x === 'string') ? (origins as string[]) : 'none';
+}
+
+/**
+ * Options (`boot({ config: { MadeTools: {...} } })`): `testTimeoutMs` (one test's limit; default
+ * 5000), `callTimeoutMs` (one real call's limit; default 30000), `canaryCalls` (first calls the
+ * canary watches; default 10), `canaryFailureShare` (share of them that may fail; default 0.5).
+ */
+export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
+  const num = (k: string, d: number) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : d);
+  const changes = deps.Changes as ChangesApi;
+  const runner = deps.ToolRunner as ToolRunnerApi;
+  const pythonTool = deps.PythonTool as PythonToolApi | undefined;
+  const runtime = deps.PyodideRuntime as PyodideRuntimeApi | undefined;
+  const kind = createToolKind({
+    runner,
+    changes,
+    bus: ctx.bus,
+    persona: ctx.persona,
+    parts: ctx.parts,
+    ...(pythonTool && runtime ? { python: { tool: pythonTool, runtime } } : {}),
+    network: networkOf(ctx.persona),
+    testTimeoutMs: num('testTimeoutMs', 5000),
+    callTimeoutMs: num('callTimeoutMs', 30_000),
+    canary: { calls: num('canaryCalls', 10), share: num('canaryFailureShare', 0.5) },
+    log: (text) => console.warn(text),
+  });
+  const registration = changes.registerKind(kind);
+  return {
+    api: { live: () => kind.live() },
+    tools: madeToolHandlers({ changes, runner, persona: ctx.persona, live: () => kind.live() }),
+    // The tools made before come back into force at boot; one that fails is reported and skipped.
+    init: async () => {
+      for (const f of await changes.restore('tool')) {
+        ctx.parts.failed(partId(f.change.target), { ...f.error, message: `version ${f.change.version} of ${f.change.target} could not be loaded and was skipped: ${describeError(f.error.message)}` }, 0);
+      }
+    },
+    dispose: async () => {
+      registration.dispose();
+      await kind.dispose();
+    },
+  };
+};

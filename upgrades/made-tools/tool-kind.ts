@@ -1,0 +1,269 @@
+/**
+ * The `tool` kind of change: how an agent-made tool is gated (static checks, then its tests in the
+ * confinement it will run in), brought into force (registered with the ToolRunner, hot, replacing
+ * the version before), taken out, and watched by its canary. JavaScript versions run in confined
+ * workers, Python versions in the Pyodide runtime (see `python-code.ts`).
+ */
+import { personaAllows } from '../../src/kernel/allow-list.ts';
+import { quote } from '../../src/kernel/bounded.ts';
+import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/kernel/change-contract.ts';
+import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
+import type { EventSource } from '../../src/kernel/event-bus.ts';
+import type { Disposable } from '../../src/kernel/lifecycle.ts';
+import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+import type { ToolExecutor, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
+import type { ModuleParts, ToolCallContext } from '../../src/kernel/upgrade.ts';
+import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
+import type { PythonToolApi } from '../python-tool/python-tool.ts';
+import { Canary, type CanaryOptions } from './canary.ts';
+import { JsTool } from './js-tool.ts';
+import { invokeCode, MADE_PACKAGE, versionFiles, versionModule } from './python-code.ts';
+import { judge, runToolTests } from './tool-tests.ts';
+import { checkNotShadowing, declarationOf, fullToolName, localToolName, MADE_TOOLS_ID, namespaceOfName, staticProblems, type MadeToolContent, type ToolLanguage } from './tool-spec.ts';
+
+/** Options of {@link createToolKind}. */
+export interface ToolKindOptions {
+  runner: ToolRunnerApi;
+  changes: ChangesApi;
+  bus: Pick<EventSource, 'emit'>;
+  persona: Persona;
+  parts: ModuleParts;
+  /** PythonTool and the runtime, when the persona loads them: Python tools need both. */
+  python?: { tool: PythonToolApi; runtime: PyodideRuntimeApi };
+  /** Origins JavaScript tools may fetch, or `none`. */
+  network: 'none' | string[];
+  /** Time limit of one test, in ms. */
+  testTimeoutMs: number;
+  /** Time limit of one real call, in ms. */
+  callTimeoutMs: number;
+  canary: CanaryOptions;
+  /** Where worker logs and background failures go. */
+  log(text: string): void;
+}
+
+/** A version in force. */
+interface LiveTool {
+  content: MadeToolContent;
+  info: VersionInfo;
+  executor: ToolExecutor;
+  registration: Disposable;
+  js?: JsTool;
+  canary: Canary;
+}
+
+/** What `list_tools_made` and the widget see of a tool in force. */
+export interface LiveToolInfo {
+  name: string;
+  language: ToolLanguage;
+  version: number;
+  hash: string;
+  change: string;
+  description: string;
+  canary: Canary['state'];
+}
+
+/** The part id a tool in force is reported under (`armature boot`, the dashboard). */
+export const partId = (name: string) => `tool:${name}`;
+
+/** Creates the `tool` kind. */
+export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolContent> & { live(): LiveToolInfo[]; dispose(): Promise<void> } {
+  const live = new Map<string, LiveTool>();
+  /** JavaScript versions whose gate started a worker, kept for their activation. */
+  const prepared = new Map<string, JsTool>();
+  /** Python versions under test (not yet in force), by hash. */
+  const candidates = new Map<string, string>();
+  let pythonDirty = true;
+
+  const extension = o.python?.tool.addExtension({
+    modules: () =>
+      versionFiles([
+        ...[...live.values()].filter((t) => t.content.language === 'python').map((t) => ({ hash: t.info.hash, code: t.content.code })),
+        ...[...candidates].map(([hash, code]) => ({ hash, code })),
+      ]),
+    direct: (name) => {
+      const t = live.get(name);
+      return t?.content.language === 'python' ? { module: `${MADE_PACKAGE}.${versionModule(t.info.hash)}`, function: localToolName(name) } : undefined;
+    },
+  });
+
+  const languages = (): ToolLanguage[] => (o.python ? ['python', 'javascript'] : ['javascript']);
+  const everyTool = () => o.runner.getToolDeclarations({ persona: { ...o.persona, tools: ['*'] } });
+
+  const syncPython = async () => {
+    if (!o.python) return;
+    pythonDirty = false;
+    try {
+      await o.python.tool.syncModules();
+    } catch (e) {
+      pythonDirty = true;
+      throw e;
+    }
+  };
+
+  const runPython = async (hash: string, fn: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> => {
+    if (!o.python) throw new ArmatureError('PYTHON_UNAVAILABLE', `[made-tools] persona ${o.persona.id} does not load PythonTool, which runs Python tools`);
+    if (pythonDirty) await syncPython();
+    const r = await o.python.runtime.execute(invokeCode(hash, fn, args), { timeoutMs, ...(signal ? { signal } : {}) });
+    if (r.ok) return r.value;
+    throw new ArmatureError(r.error.type, `${r.error.type}: ${r.error.message}`, {
+      details: { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr },
+      ...(r.hint ? { hint: r.hint } : {}),
+    });
+  };
+
+  /** The tool's only capability: a tool call through the ToolRunner, within its creator's allow-list too. */
+  const callToolFor = (target: string, creator: MadeToolContent['persona']) => async (name: unknown, args: unknown) => {
+    if (typeof name !== 'string') throw new ArmatureError('INVALID_TOOL_NAME', `call_tool needs a tool name (a string), got ${quote(name)}`);
+    if (!personaAllows(creator, name)) {
+      throw new ArmatureError('TOOL_NOT_ALLOWED', `[executeTool] persona ${creator.id}, which made ${target}, does not allow tool ${quote(name)}`, {
+        hint: `A tool can call only what the persona that made it may call.`,
+      });
+    }
+    const r = await o.runner.executeTool(name, args ?? {}, { caller: `tool:${target}` });
+    if (!r.ok) throw new ArmatureError(r.error.code, r.error.message, r.hint ? { hint: r.hint } : undefined);
+    return r.value;
+  };
+
+  const newJsTool = (target: string, content: MadeToolContent, hash: string) =>
+    new JsTool({ name: target, hash, source: content.code, callTool: callToolFor(target, content.persona), network: o.network, timeoutMs: o.testTimeoutMs, onLog: o.log });
+
+  /** One real call of a version in force; its outcome feeds the canary. */
+  async function runTool(t: LiveTool, args: Record<string, unknown>, call: ToolCallContext): Promise<unknown> {
+    const name = t.content.name;
+    if (t.content.language === 'python' && call.caller === 'python') {
+      // The runtime is busy running the Python that asks: a run of its own would wait on itself.
+      throw new ArmatureError('CALL_FROM_PYTHON', `${name} is written in Python: from Python, import it and call it directly`, {
+        hint: `from tools.${namespaceOfName(name)} import ${localToolName(name)}; ${localToolName(name)}(...)`,
+      });
+    }
+    try {
+      const value =
+        t.content.language === 'python'
+          ? await runPython(t.info.hash, localToolName(name), args, o.callTimeoutMs, call.signal)
+          : await t.js!.call(args, { timeoutMs: o.callTimeoutMs, signal: call.signal });
+      t.canary.record(true);
+      return value;
+    } catch (e) {
+      // A caller that gave up is not the tool's failure; a timeout is.
+      const reason = call.signal.reason as { code?: string } | undefined;
+      if (!(call.signal.aborted && reason?.code === 'CANCELLED')) t.canary.record(false, toErrorInfo(e));
+      throw e;
+    }
+  }
+
+  return {
+    kind: 'tool',
+
+    targetOf(content) {
+      const name = fullToolName(content?.name);
+      checkNotShadowing(name, everyTool());
+      return name;
+    },
+
+    async gate(target, content, { hash }) {
+      const problems = staticProblems(content, languages());
+      if (content.name !== target) problems.push(`name ${quote(content.name)} does not match the tool ${target}.`);
+      if (problems.length || !content.tests.length) return { problems, tests: [] };
+      const validator = compileInputSchema(content.input_schema);
+      if (content.language === 'python') {
+        candidates.set(hash, content.code);
+        pythonDirty = true;
+        try {
+          // Started first, so each test's time is its own and not the interpreter's start-up.
+          await o.python!.runtime.init();
+          await syncPython();
+        } catch (e) {
+          return { problems: [`the Python runtime could not take the tool: ${(e as Error).message}`], tests: [] };
+        }
+        return { problems: [], tests: await runToolTests(content.tests, validator, (args) => runPython(hash, localToolName(target), args, o.testTimeoutMs)) };
+      }
+      await prepared.get(hash)?.stop();
+      const tool = newJsTool(target, content, hash);
+      prepared.set(hash, tool);
+      try {
+        await tool.start();
+      } catch (e) {
+        const error = toErrorInfo(e, 'SANDBOX_LOAD_FAILED');
+        return { problems: [], tests: content.tests.map((t) => judge(t, { ok: false, error }, 0)) };
+      }
+      return { problems: [], tests: await runToolTests(content.tests, validator, (args) => tool.call(args, { timeoutMs: o.testTimeoutMs })) };
+    },
+
+    async release(target, hash) {
+      const tool = prepared.get(hash);
+      prepared.delete(hash);
+      if (candidates.delete(hash)) pythonDirty = true;
+      if (tool && live.get(target)?.js !== tool) await tool.stop();
+    },
+
+    async activate(target, content, info) {
+      const t0 = performance.now();
+      if (content.language === 'python' && !o.python) throw new ArmatureError('PYTHON_UNAVAILABLE', `[made-tools] ${target} is written in Python, but persona ${o.persona.id} does not load PythonTool`, { hint: 'Boot a persona that loads PythonTool.' });
+      const previous = live.get(target);
+      if (!previous && o.runner.hasTool(target)) {
+        throw new ArmatureError('DUPLICATE_TOOL', `[made-tools] ${target} is registered by another module now; the agent-made version cannot take its name`, { hint: 'Create the tool again under another name.' });
+      }
+      const js = content.language === 'javascript' ? (prepared.get(info.hash) ?? newJsTool(target, content, info.hash)) : undefined;
+      prepared.delete(info.hash);
+      const entry = { content, info, js } as LiveTool;
+      entry.canary = new Canary(o.canary, (why) => {
+        o.log(`[made-tools] ${target} version ${info.version}: ${why}; rolling back`);
+        void o.changes.revert('tool', target, why, info.change).catch((e) => o.log(`[made-tools] the canary's rollback of ${target} failed: ${(e as Error).message}`));
+      });
+      entry.executor = (_name, args, call) => runTool(entry, args, call);
+      // Hot swap: the old registration goes and the new one comes in the same turn, so no call
+      // ever finds the tool missing; calls in flight finish on the old version.
+      previous?.registration.dispose();
+      try {
+        entry.registration = o.runner.registerTools([declarationOf(content, o.callTimeoutMs)], entry.executor);
+      } catch (e) {
+        if (previous) previous.registration = o.runner.registerTools([declarationOf(previous.content, o.callTimeoutMs)], previous.executor);
+        if (js && js !== previous?.js) void js.stop();
+        throw e;
+      }
+      live.set(target, entry);
+      if (content.language === 'python') candidates.delete(info.hash);
+      pythonDirty = true;
+      if (previous?.js && previous.js !== js) void previous.js.stop();
+      o.bus.emit('tool:registered', { module: MADE_TOOLS_ID, names: [target] });
+      o.parts.loaded(partId(target), { version: `v${info.version}`, durationMs: performance.now() - t0 });
+    },
+
+    async deactivate(target) {
+      const t = live.get(target);
+      if (!t) return;
+      t.registration.dispose();
+      live.delete(target);
+      pythonDirty = true;
+      o.parts.disposed(partId(target));
+      await t.js?.stop();
+    },
+
+    present: (c) => ({
+      code: c.code,
+      language: c.language,
+      details: { description: c.description, input_schema: c.input_schema, tests: c.tests, persona: c.persona.id },
+    }),
+
+    live: () =>
+      [...live.values()].map((t) => ({
+        name: t.content.name,
+        language: t.content.language,
+        version: t.info.version,
+        hash: t.info.hash,
+        change: t.info.change,
+        description: t.content.description,
+        canary: t.canary.state,
+      })),
+
+    async dispose() {
+      extension?.dispose();
+      const all = [...live.values()];
+      live.clear();
+      for (const t of all) t.registration.dispose();
+      await Promise.allSettled([...all.map((t) => t.js?.stop()), ...[...prepared.values()].map((t) => t.stop())]);
+      prepared.clear();
+    },
+  };
+}

@@ -104,7 +104,9 @@ describe('the agent panel', () => {
     const requests = await model.requests();
     expect(requests).to.have.length(2);
     expect(String(requests[0]!.body.messages[0]!.content)).to.contain('Work in Python: call `execute_python`');
-    expect(requests[0]!.body.tools!.map((x) => x.function.name).sort()).to.deep.equal(['execute_python', 'list_skills', 'read_skill']);
+    // execute_python, the skill tools, and the tools Python cannot call (create_tool and the like).
+    const native = sys.tools.getToolDeclarations().filter((d) => !d.pythonCallable).map((d) => d.name);
+    expect(requests[0]!.body.tools!.map((x) => x.function.name).sort()).to.deep.equal([...new Set(['execute_python', 'list_skills', 'read_skill', ...native])].sort());
     const toolMsg = requests[1]!.body.messages.find((m) => m.role === 'tool')!;
     expect(JSON.parse(String(toolMsg.content))).to.deep.equal({ ok: true, value: { value: 50, stdout: SUM_STDOUT, stderr: '', executionTime: (JSON.parse(String(toolMsg.content)) as { value: { executionTime: number } }).value.executionTime } });
 

@@ -52,7 +52,10 @@ test('the model calls execute_python, which reads a workspace file through call_
   assert.match(String(system.content), /^workspace: .*read_file/m);
   assert.match(String(system.content), /reply with the answer in plain text/);
   assert.deepEqual(first.body.messages[1], { role: 'user', content: SUM_GOAL });
-  assert.deepEqual(first.body.tools!.map((t) => t.function.name).sort(), ['execute_python', 'list_skills', 'read_skill']);
+  // execute_python, the skill tools, and the tools Python cannot call (create_tool and the like).
+  const native = sys.tools.getToolDeclarations().filter((d) => !d.pythonCallable).map((d) => d.name);
+  assert.deepEqual(first.body.tools!.map((t) => t.function.name).sort(), [...new Set(['execute_python', 'list_skills', 'read_skill', ...native])].sort());
+  assert.ok(native.includes('create_tool'));
   const py = first.body.tools!.find((t) => t.function.name === 'execute_python')!.function;
   assert.deepEqual((py.parameters as { required: string[] }).required, ['code']);
   const toolMsg = second.body.messages.find((m) => m.role === 'tool')!;

@@ -14,12 +14,14 @@ export interface OfferedTool {
 }
 
 /**
- * The tools a run offers: in `code` mode `execute_python` and the skill tools, in `direct` mode
- * every tool, each restricted to what `allowed` (the persona's allowed declarations) holds.
- * Throws `CODE_MODE_NEEDS_PYTHON` when code mode is asked for without `execute_python`.
+ * The tools a run offers: in `code` mode `execute_python`, the skill tools, and the tools Python
+ * cannot call (such as `create_tool`, whose tests need the Python runtime the calling code would
+ * hold): they are reachable no other way. In `direct` mode every tool. Each is restricted to what
+ * `allowed` (the persona's allowed declarations) holds. Throws `CODE_MODE_NEEDS_PYTHON` when code
+ * mode is asked for without `execute_python`.
  */
 export function offeredTools(mode: ToolMode, allowed: readonly ToolDeclaration[], persona: Persona): OfferedTool[] {
-  const list = mode === 'code' ? allowed.filter((d) => (CODE_MODE_TOOLS as readonly string[]).includes(d.name)) : [...allowed];
+  const list = mode === 'code' ? allowed.filter((d) => (CODE_MODE_TOOLS as readonly string[]).includes(d.name) || !d.pythonCallable) : [...allowed];
   if (mode === 'code' && !list.some((d) => d.name === 'execute_python')) {
     throw new ArmatureError('CODE_MODE_NEEDS_PYTHON', `[agent] persona ${persona.id} runs in code mode but execute_python is not available to it`, {
       hint: `Load PythonTool and allow execute_python in modules/personas/${persona.id}.json, or set "toolMode": "direct" there.`,

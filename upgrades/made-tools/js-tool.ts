@@ -6,7 +6,7 @@
  * in flight finish before the worker of a replaced version is stopped.
  */
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import { createConfinedWorker, type ConfinedWorker } from '../../src/sandbox/index.ts';
+import { AgentCodeError, createConfinedWorker, type ConfinedWorker } from '../../src/sandbox/index.ts';
 
 /** Options of a {@link JsTool}. */
 export interface JsToolOptions {
@@ -63,6 +63,8 @@ export class JsTool {
     this.inFlight.add(run);
     try {
       return await run;
+    } catch (e) {
+      throw e instanceof AgentCodeError ? toolError(e) : e;
     } finally {
       this.inFlight.delete(run);
     }
@@ -76,4 +78,14 @@ export class JsTool {
     this.worker = undefined;
     await (await worker?.catch(() => undefined))?.terminate();
   }
+}
+
+/**
+ * The error a tool call answers when the agent's code threw: its own `code` when it set one (an
+ * uncaught `call_tool` failure keeps the inner tool's code, e.g. `FILE_NOT_FOUND`), else its
+ * class (`TypeError`), as a Python tool answers with its exception type.
+ */
+export function toolError(e: AgentCodeError): ArmatureError {
+  const code = e.agentCode && /^[A-Za-z][\w.-]{0,63}$/.test(e.agentCode) ? e.agentCode : e.agentName && /^[A-Za-z_$][\w$]{0,63}$/.test(e.agentName) ? e.agentName : 'AGENT_ERROR';
+  return new ArmatureError(code, code === e.agentName ? e.message : `${e.agentName || 'Error'}: ${e.message}`, { details: { stack: e.stack, worker: e.worker } });
 }

@@ -9,6 +9,7 @@ import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
 import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
+import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -28,6 +29,7 @@ Usage:
   armature start [--persona ID] [--port N] [--no-snapshot]
                                                   the main job: serve the dashboard
 ${AGENT_USAGE}
+${CHANGES_USAGE}
 
 Options:
   --persona ID   persona from modules/personas/ (default: default)
@@ -135,13 +137,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     prompt: (sys) => printPrompt(sys, values.stats, io),
     mcp: (sys) => runMcpCommand(sys, { http: values.http, port: values.port, host: values.host, allowRemote: values['allow-remote'] }, io),
     agent: (sys) => runAgentCommand(sys, agentArgs!, values.json, io),
+    ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
   const run = commands[command];
   if (!run) {
     io.err(`armature: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
     return 2;
   }
-  if (!['call', 'run', 'agent'].includes(command) && rest.length) {
+  if (!['call', 'run', 'agent', 'approve', 'reject'].includes(command) && rest.length) {
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
     return 2;
   }

@@ -1,0 +1,109 @@
+// Agent-made tools from the command line, as a newcomer uses them, one process per command on one
+// --data folder: a tool made in one process is in force in the next; the agent's own changes wait
+// (the default persona asks) until `armature approve` or `armature reject` decides them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ChangeRecord } from '../../src/kernel/change-contract.ts';
+import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
+const data = tempDir('made-cli');
+let server: ScriptedModelServer;
+
+/** Runs the CLI in a process of its own (the scripted model server lives in this one). */
+function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args, '--data', data], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const timer = setTimeout(() => child.kill(), 120_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+/** `armature agent` with the scripted model making `toolCalls` in its first step. */
+async function agentMakes(args: Record<string, unknown>, tool = 'create_tool') {
+  server.model.setScript([{ toolCalls: [{ id: 'make', name: tool, args }] }, { text: 'Made; it waits for approval.' }]);
+  const r = await cli('agent', '--model', 'openai-compatible:scripted', '--base-url', server.baseURL, '--json', 'Make a tool');
+  assert.equal(r.code, 0, r.err);
+  const run = JSON.parse(r.out) as { toolCalls: { result: { ok: boolean; value: { change: string; status: string; hint: string } } }[] };
+  return run.toolCalls[0]!.result;
+}
+
+before(async () => {
+  server = await startScriptedModelServer();
+});
+after(() => server.close());
+
+test('a tool made with armature call is in force in the next process: call, run (Python), tools, boot', async () => {
+  const made = await cli('call', 'create_tool', JSON.stringify(SLUGIFY));
+  assert.equal(made.code, 0, made.err);
+  const answer = JSON.parse(made.out).value;
+  assert.equal(answer.status, 'active', 'a person at the command line needs no approval');
+  assert.equal(answer.name, 'made.slugify');
+
+  const call = await cli('call', 'made.slugify', '{"title": "Two Processes"}');
+  assert.equal(call.code, 0, call.err);
+  assert.equal(JSON.parse(call.out).value, 'two-processes');
+  const run = await cli('run', '-c', 'from tools.made import slugify\nprint(slugify(title="From The CLI"))');
+  assert.equal(run.code, 0, run.err);
+  assert.match(run.out, /^from-the-cli$/m);
+  const tools = await cli('tools');
+  assert.match(tools.out, /^made\.slugify\s+MadeTools\s+Turn a title into a URL slug/m);
+  const boot = await cli('boot');
+  assert.equal(boot.code, 0, boot.out);
+  assert.match(boot.out, /^ {2}tool:made\.slugify\s+loaded\s+v1/m);
+});
+
+test('the agent\'s change waits as pending; armature changes lists it; armature approve brings it into force for the next process', async () => {
+  const result = await agentMakes(WORD_COUNT);
+  assert.equal(result.ok, true, JSON.stringify(result));
+  assert.equal(result.value.status, 'pending');
+  const id = result.value.change;
+  assert.match(result.value.hint, new RegExp(`armature approve ${id}`));
+
+  const listed = await cli('changes');
+  assert.equal(listed.code, 0, listed.err);
+  assert.match(listed.out, new RegExp(`^${id}\\s+tool\\s+made\\.word_count\\s+v1\\s+pending\\s+.*Counting words comes up`, 'm'));
+  assert.match(listed.out, new RegExp(`1 pending: armature approve ${id}`));
+  const json = JSON.parse((await cli('changes', '--json')).out) as ChangeRecord[];
+  assert.deepEqual(json.filter((r) => r.status === 'pending').map((r) => [r.id, r.kind, r.target, r.version, r.caller.via]), [[id, 'tool', 'made.word_count', 1, 'agent']]);
+  assert.ok(json[0]!.caller.run, 'the record names the agent run');
+
+  const early = await cli('call', 'made.word_count', '{"text": "a b"}');
+  assert.equal(early.code, 1);
+  assert.equal(JSON.parse(early.out).error.code, 'UNKNOWN_TOOL', 'not in force while pending');
+
+  const approve = await cli('approve', id);
+  assert.equal(approve.code, 0, approve.err);
+  assert.match(approve.out, new RegExp(`${id}: approved — tool made\\.word_count version 1 is active`));
+  const call = await cli('call', 'made.word_count', '{"text": "approved on the command line"}');
+  assert.equal(call.code, 0, call.err);
+  assert.equal(JSON.parse(call.out).value, 5);
+  const again = await cli('approve', id);
+  assert.equal(again.code, 1);
+  assert.match(again.err, /is active, not pending/);
+});
+
+test('armature reject refuses a pending change; the version in force stays', async () => {
+  const result = await agentMakes({ name: 'slugify', code: "export default async ({ title }) => title.toUpperCase();\n", tests: [{ args: { title: 'a' }, expect: 'A' }], reason: 'shout' }, 'update_tool');
+  assert.equal(result.value.status, 'pending');
+  const reject = await cli('reject', result.value.change);
+  assert.equal(reject.code, 0, reject.err);
+  assert.match(reject.out, /rejected — tool made\.slugify version 2 is rejected/);
+  assert.equal(JSON.parse((await cli('call', 'made.slugify', '{"title": "Still Dashes"}')).out).value, 'still-dashes');
+  const bad = await cli('reject', 'c12345678', result.value.change);
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /no change "c12345678"/);
+  assert.match(bad.err, /is rejected, not pending/);
+});

@@ -12,8 +12,8 @@ export type { MadeToolContent } from './tool-spec.ts';
 
 /** The MadeTools API: the agent-made tools in force. */
 export interface MadeToolsApi {
-  /** Each tool in force: name, language, version, change, canary state. */
-  live(): LiveToolInfo[];
+  /** Each tool in force: name, language, version, change, canary state, and its calls and errors so far. */
+  live(): (LiveToolInfo & { calls: number; errors: number })[];
 }
 
 /** MadeTools: agents make their own tools — gated, versioned, hot, reversible, confined. */
@@ -62,7 +62,12 @@ export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
   });
   const registration = changes.registerKind(kind);
   return {
-    api: { live: () => kind.live() },
+    api: {
+      live: () => {
+        const stats = new Map(runner.getStats().map((st) => [st.name, st]));
+        return kind.live().map((t) => ({ ...t, calls: stats.get(t.name)?.calls ?? 0, errors: stats.get(t.name)?.errors ?? 0 }));
+      },
+    },
     tools: madeToolHandlers({ changes, runner, persona: ctx.persona, live: () => kind.live() }),
     // The tools made before come back into force at boot; one that fails is reported and skipped.
     init: async () => {

@@ -6,6 +6,7 @@
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
 import type { ChangePresentation, ChangeRecord, ChangeTest } from '../../src/kernel/change-contract.ts';
+import { counted } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import { diffStats, lineDiff, type DiffRow } from './line-diff.ts';
 
@@ -88,7 +89,7 @@ function renderDetails(r: ChangeRecord, shown: { current?: ChangePresentation; p
   const passed = r.tests.filter((t) => t.ok).length;
   return html`${current
       ? html`<details class="code">
-            <summary>Code${current.language ? ` (${current.language})` : ''}, ${current.code.split('\n').length} lines</summary>
+            <summary>Code${current.language ? ` (${current.language})` : ''}, ${counted(current.code.replace(/\n$/, '').split('\n').length, 'line')}</summary>
             ${current.details?.description ? html`<p class="outcome">${String(current.details.description)}</p>` : nothing}
             <pre aria-label="code of ${r.target} ${r.version === null ? '' : `v${r.version}`}">${current.code}</pre>
           </details>

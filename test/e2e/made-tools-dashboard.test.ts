@@ -1,0 +1,191 @@
+// Agent-made tools on the served dashboard in Chromium, as a person meets them: the default persona
+// asks, so an agent's tool waits as pending until the changes widget's Approve button is pressed;
+// then it is a tool like any other (as a tool, from Python), and still after a page reload
+// (IndexedDB). JavaScript tools run in locked-down Web Workers that reach nothing of the page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { buildDashboard } from '../../src/server/build-dashboard.ts';
+import { startServer, type RunningServer } from '../../src/server/serve.ts';
+import { projectRoot } from '../../src/platform/node.ts';
+import type { ToolResult } from '../../src/kernel/tool-contract.ts';
+import type { ToolChangeAnswer } from '../../upgrades/made-tools/made-tools.ts';
+import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+
+const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+let model: ScriptedModelServer;
+let probe: Server;
+const hits: string[] = [];
+
+/** Calls a tool in the page through the booted system, as `caller`. */
+function call<T = unknown>(name: string, args: unknown, caller = 'agent'): Promise<ToolResult<T>> {
+  return page.evaluate((n, a, c) => (window as unknown as { armature: { tools: { executeTool(n: string, a: unknown, o: unknown): Promise<unknown> } } }).armature.tools.executeTool(n, a, { caller: c }), name, args, caller) as Promise<ToolResult<T>>;
+}
+
+const value = <T>(r: ToolResult<T>): T => {
+  assert.ok(r.ok, `expected ok, got ${JSON.stringify(r)}`);
+  return r.value;
+};
+
+/** Text of the changes widget (shadow roots pierced). */
+async function widgetText(): Promise<string> {
+  const el = await page.$('armature-dashboard >>> changes-widget >>> section.card');
+  return el ? ((await el.evaluate((e) => e.textContent)) ?? '').replace(/\s+/g, ' ') : '';
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeout = 90_000): Promise<void> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < timeout) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}; the changes widget says: ${(await widgetText()).slice(0, 600)}`);
+}
+
+const booted = () => page.waitForFunction(() => !!(window as unknown as { armature?: unknown }).armature, { timeout: 90_000 });
+
+/** Presses a button of one change on the changes widget, as a person does (a real mouse click). */
+async function press(change: string, action: 'approve' | 'reject' | 'rollback'): Promise<void> {
+  const selector = `armature-dashboard >>> changes-widget >>> li[data-change="${change}"] button[data-action="${action}"]`;
+  await waitFor(`the ${action} button of ${change}`, async () => !!(await page.$(selector)));
+  const button = (await page.$(selector))!;
+  await button.scrollIntoView();
+  await button.click();
+}
+
+const statusOf = (change: string) => page.$eval(`armature-dashboard >>> changes-widget >>> li[data-change="${change}"]`, (e) => (e as HTMLElement).dataset.status).catch(() => undefined);
+
+before(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  const outDir = join(artifacts, 'dist-made-tools');
+  await buildDashboard({ root: projectRoot, outDir, minify: false });
+  server = await startServer({ root: projectRoot, outDir, port: 0 });
+  model = await startScriptedModelServer();
+  probe = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    res.writeHead(200, { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' });
+    res.end('{}');
+  });
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  browser = await puppeteer.launch({
+    executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 1400 });
+  await page.goto(server.url, { waitUntil: 'load' });
+  await page.evaluate(() => new Promise((r) => { const req = indexedDB.deleteDatabase('armature:workspace'); req.onsuccess = req.onerror = req.onblocked = () => r(null); }));
+  await page.reload({ waitUntil: 'load' });
+  await booted();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await model?.close();
+  await new Promise((r) => probe?.close(r));
+});
+
+test('the agent\'s JavaScript tool waits as pending until the Approve button is pressed; then it is a tool at once', async () => {
+  const made = value(await call<ToolChangeAnswer>('create_tool', SLUGIFY));
+  assert.equal(made.status, 'pending', JSON.stringify(made));
+  assert.equal((await call('made.slugify', { title: 'x' })).ok, false, 'not callable while pending');
+  await waitFor('the pending change on the widget', async () => (await statusOf(made.change)) === 'pending');
+  assert.match(await widgetText(), /1 change waiting for your approval/);
+  await press(made.change, 'approve');
+  await waitFor('the change in force', async () => (await statusOf(made.change)) === 'active');
+  assert.equal(value(await call('made.slugify', { title: 'Approved In Chromium' })), 'approved-in-chromium');
+});
+
+test('through the agent\'s scripted model: a Python tool, approved on the dashboard, callable as a tool and from Python', async () => {
+  model.model.setScript([{ toolCalls: [{ id: 'make', name: 'create_tool', args: WORD_COUNT }] }, { text: 'It waits for your approval.' }]);
+  const run = (await page.evaluate(
+    (goal, baseURL) => (window as unknown as { armature: { resolve(id: string): Promise<{ run(o: unknown): Promise<unknown> }> } }).armature.resolve('Agent').then((a) => a.run({ goal, model: { provider: 'openai-compatible', model: 'scripted', baseURL } })),
+    'Make a word counter',
+    model.baseURL,
+  )) as { reason: string; toolCalls: { result: { value: ToolChangeAnswer } }[] };
+  assert.equal(run.reason, 'answered', JSON.stringify(run));
+  const made = run.toolCalls[0]!.result.value;
+  assert.equal(made.status, 'pending', JSON.stringify(made));
+  assert.deepEqual(made.tests.map((t) => t.value), [4, 2, 0], 'its tests ran in the page\'s Pyodide');
+  await press(made.change, 'approve');
+  await waitFor('the Python tool in force', async () => (await statusOf(made.change)) === 'active');
+  assert.equal(value(await call('made.word_count', { text: 'counted in the browser' })), 4);
+  const py = value(await call<{ value: unknown }>('execute_python', { code: 'from tools.made import word_count, slugify\n[word_count("a b c"), slugify(title="From Pyodide")]' }));
+  assert.deepEqual(py.value, [3, 'from-pyodide']);
+
+  const text = await widgetText();
+  assert.match(text, /made\.word_count v1/);
+  assert.match(text, /Tests: 3 of 3 passed/);
+});
+
+test('after a page reload both tools are in force again, from IndexedDB', async () => {
+  await page.reload({ waitUntil: 'load' });
+  await booted();
+  assert.equal(value(await call('made.slugify', { title: 'After A Reload' })), 'after-a-reload');
+  assert.equal(value(await call('made.word_count', { text: 'after a reload' })), 3);
+  const parts = await page.evaluate(() => (window as unknown as { armature: { modules: { id: string; state: string }[] } }).armature.modules.filter((m) => m.id.startsWith('tool:')).map((m) => `${m.id} ${m.state}`));
+  assert.deepEqual(parts.sort(), ['tool:made.slugify loaded', 'tool:made.word_count loaded']);
+});
+
+test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, process or a Node built-in gets an error; the page is untouched', async () => {
+  const origin = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  const attempts: Record<string, [string, string]> = {
+    dom: ["document.title = 'taken over'; return document.title;", 'document is not defined'],
+    indexeddb: ["return indexedDB.open('made-escape');", 'indexedDB is not defined'],
+    fetch: [`return (await fetch(${JSON.stringify(`${origin}/steal`)})).text();`, 'may not reach'],
+    process: ['return process.env;', 'process is not defined'],
+    node_builtin: ["return (await import('node:fs')).readFileSync('/etc/passwd', 'utf8');", 'node:fs'],
+  };
+  const title = await page.title();
+  for (const [what, [body, error]] of Object.entries(attempts)) {
+    const made = value(await call<ToolChangeAnswer>('create_tool', {
+      name: `try_${what}`,
+      description: `Tries ${what}.`,
+      input_schema: { type: 'object', properties: {} },
+      language: 'javascript',
+      code: `export default async () => { ${body} };\n`,
+      tests: [{ args: {}, expect_error: error }],
+    }, 'ui'));
+    assert.equal(made.status, 'active', `${what}: ${JSON.stringify(made.tests)}`);
+    const r = await call(`made.try_${what}`, {});
+    assert.equal(r.ok, false);
+    assert.ok(!r.ok && `${r.error.code} ${r.error.message}`.includes(error), `${what}: ${JSON.stringify(r)}`);
+  }
+  assert.equal(await page.title(), title);
+  const dbs = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
+  assert.ok(!dbs.includes('made-escape'), `databases: ${dbs}`);
+  assert.deepEqual(hits, [], 'no request reached the server');
+});
+
+test('a person reviews an update on the widget — its code, its diff, its tests — and rejects it with the Reject button', async () => {
+  const update = value(await call<ToolChangeAnswer>('update_tool', {
+    name: 'slugify',
+    code: "export default async ({ title }) => title.trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');\n",
+    tests: [{ args: { title: 'Hello, World!' }, expect: 'hello_world' }, { args: { title: ' Two  Words ' }, expect: 'two_words' }],
+    reason: 'Underscores read better in Python.',
+  }));
+  assert.equal(update.status, 'pending', JSON.stringify(update));
+  await waitFor('the update on the widget', async () => (await statusOf(update.change)) === 'pending');
+  const item = `armature-dashboard >>> changes-widget >>> li[data-change="${update.change}"]`;
+  for (const d of ['details.code', 'details.diff', 'details.tests']) await (await page.$(`${item} ${d} summary`))!.click();
+  const diff = await page.$eval(`${item} pre.diff`, (e) => e.textContent ?? '');
+  assert.match(diff, /− export default async \(\{ title \}\) => title\.toLowerCase\(\)/);
+  assert.match(diff, /\+ export default async \(\{ title \}\) => title\.trim\(\)/);
+  // What a person reviews, saved for the README's readers.
+  const card = await page.$('armature-dashboard >>> [data-module="Changes"]');
+  await card!.screenshot({ path: join(artifacts, 'changes-widget.png') });
+  await press(update.change, 'reject');
+  await waitFor('the update rejected', async () => (await statusOf(update.change)) === 'rejected');
+  assert.equal(value(await call('made.slugify', { title: 'Still Dashes' })), 'still-dashes');
+});

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ManifestError } from './errors.ts';
 import { findPersona, parseMcpConfig, readManifests } from './manifests.ts';
 import { memoryProject } from '../../test/helpers/memory-platform.ts';
+import { nodeProjectFiles, projectRoot } from '../platform/node.ts';
 
 const upgrades = {
   upgrades: [
@@ -135,4 +136,16 @@ test("the agent's persona fields: a model, maxSteps and toolMode, each checked w
   assert.match(mode.message, /at \$\.toolMode:/);
   const steps = await manifestError({ 'modules/personas/default.json': { ...persona, maxSteps: 0 } });
   assert.match(steps.message, /at \$\.maxSteps:/);
+});
+
+test('the self-modification policy: auto, ask or off per kind, each optional; anything else is named with its path', async () => {
+  const m = await readManifests(files({ 'modules/personas/default.json': { ...persona, selfModification: { tools: 'auto', persona: 'off' } } }));
+  assert.deepEqual(findPersona(m, 'default').selfModification, { tools: 'auto', persona: 'off' });
+  const bad = await manifestError({ 'modules/personas/default.json': { ...persona, selfModification: { tools: 'always' } } });
+  assert.match(bad.message, /at \$\.selfModification\.tools: one of "auto", "ask", "off"/);
+  const unknown = await manifestError({ 'modules/personas/default.json': { ...persona, selfModification: { skills: 'auto' } } });
+  assert.match(unknown.message, /at \$\.selfModification/);
+  const shipped = await readManifests(nodeProjectFiles(projectRoot));
+  assert.deepEqual(findPersona(shipped, 'default').selfModification, { tools: 'ask', upgrades: 'ask', blueprints: 'ask', persona: 'ask' }, 'the default persona asks, explicitly');
+  assert.ok(!findPersona(shipped, 'reader').upgrades.includes('MadeTools'));
 });

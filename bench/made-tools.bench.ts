@@ -14,7 +14,7 @@ const CREATED = 8;
 /** Calls measured per tool, after warm-up ones. */
 const CALLS = 300;
 
-const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+const schema = { type: 'object' as const, properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
 const tests = [{ args: { n: 2 }, expect: 4 }, { args: { n: -1 }, expect: -2 }];
 const js = { description: 'Doubles n.', input_schema: schema, language: 'javascript', code: 'export default async ({ n }) => n * 2;\n', tests };
 const py = { description: 'Doubles n.', input_schema: schema, language: 'python', code: 'def {name}(n):\n    return n * 2\n', tests };

@@ -182,9 +182,10 @@ test('a person reviews an update on the widget — its code, its diff, its tests
   const diff = await page.$eval(`${item} pre.diff`, (e) => e.textContent ?? '');
   assert.match(diff, /− export default async \(\{ title \}\) => title\.toLowerCase\(\)/);
   assert.match(diff, /\+ export default async \(\{ title \}\) => title\.trim\(\)/);
-  // What a person reviews, saved for the README's readers.
-  const card = await page.$('armature-dashboard >>> [data-module="Changes"]');
-  await card!.screenshot({ path: join(artifacts, 'changes-widget.png') });
+  // What a person reviews — the widget's head and this change — saved for the README's readers.
+  const card = (await (await page.$('armature-dashboard >>> [data-module="Changes"]'))!.boundingBox())!;
+  const change = (await (await page.$(item))!.boundingBox())!;
+  await page.screenshot({ path: join(artifacts, 'changes-widget.png'), clip: { x: card.x, y: card.y, width: card.width, height: change.y + change.height + 12 - card.y } });
   await press(update.change, 'reject');
   await waitFor('the update rejected', async () => (await statusOf(update.change)) === 'rejected');
   assert.equal(value(await call('made.slugify', { title: 'Still Dashes' })), 'still-dashes');

@@ -25,6 +25,7 @@ import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { SystemArea } from '../workspace/system-area.ts';
 import { LineageStore } from './lineage.ts';
 import { RunTracker } from './run-tracker.ts';
+import { trimTest, verdictOf } from './verdict.ts';
 
 /** Options of {@link createChanges}. */
 export interface ChangesOptions {
@@ -120,12 +121,6 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
     }
   };
 
-  const trimTest = (t: ChangeTest): ChangeTest => {
-    if (!('value' in t)) return t;
-    const json = JSON.stringify(t.value) ?? 'null';
-    return json.length <= maxValueChars ? t : { ...t, value: `${json.slice(0, maxValueChars)}… [${json.length - maxValueChars} more characters of JSON]` };
-  };
-
   /** Brings `r` into force (or fails it), then retires the change it replaces. */
   async function activate(h: ChangeKindHandler, r: ChangeRecord, content: unknown, approver: string, previousReason?: string): Promise<ChangeRecord> {
     const previous = activeOf(r.kind, r.target);
@@ -180,26 +175,15 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       problems = [`the gate itself failed: ${describeError(e)}`];
       tests = [];
     }
-    const r: ChangeRecord = { ...base, status: 'pending', tests: tests.map(trimTest) };
-    const failed = tests.filter((t) => !t.ok).length;
-    const verdict = problems.length
-      ? problems.join(' ')
-      : !tests.length
-        ? 'it has no tests: every version must bring at least one test ({ args, expect? } or { args, expect_error }) that passes'
-        : failed
-          ? `${failed} of ${tests.length} test${tests.length === 1 ? '' : 's'} failed: ${tests
-              .filter((t) => !t.ok)
-              .slice(0, 3)
-              .map((t) => `${JSON.stringify(t.args)?.slice(0, 80)} -> ${t.error?.code ?? 'failed'}: ${t.error?.message.slice(0, 200) ?? ''}`)
-              .join('; ')}`
-          : undefined;
+    const r: ChangeRecord = { ...base, status: 'pending', tests: tests.map((t) => trimTest(t, maxValueChars)) };
+    const verdict = verdictOf(problems, tests);
     if (verdict) {
       await commit(r, { status: 'rejected', decidedAt: Date.now(), outcome: `rejected: ${verdict}` });
       emit('change:rejected', r);
       await h.release?.(target, hash);
       return r;
     }
-    r.outcome = `${tests.length} of ${tests.length} tests passed`;
+    r.outcome = `${tests.length} of ${tests.length} test${tests.length === 1 ? '' : 's'} passed`;
     if (isPerson(o.caller)) return activate(h, r, content, o.caller);
     if (policy(h.kind) === 'auto') return activate(h, r, content, 'auto');
     await commit(r, {});

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ChangeRecord } from './change-contract.ts';
 import { createEventBus } from './event-bus.ts';
 
 test('handlers receive typed payloads and the record', () => {
@@ -18,7 +19,11 @@ test('type errors: unknown events and wrong payloads do not compile', () => {
   bus.emit('module:loaded', { id: 'A' });
   // @ts-expect-error — stdout chunks are strings
   bus.on('python:stdout', (p) => p.chunk.toFixed());
-  assert.equal(bus.history().length, 2); // emitted at run time anyway; the check above is the compiler's
+  // @ts-expect-error — a rollback says why
+  bus.emit('change:rolled-back', { change: {} as ChangeRecord });
+  // @ts-expect-error — a change whose gate still runs has no status yet
+  bus.on('change:proposed', (p) => p.change.status);
+  assert.equal(bus.history().length, 3); // emitted at run time anyway; the check above is the compiler's
 });
 
 test('dispose unsubscribes; onAny sees everything', () => {

@@ -223,7 +223,7 @@ test('through the agent\'s scripted model: it creates a tool and calls it from P
   assert.equal(run.reason, 'answered', JSON.stringify(run.error));
   const made = run.toolCalls[0]!.result as { ok: boolean; value: ToolChangeAnswer };
   assert.equal(made.value.status, 'active', JSON.stringify(made));
-  assert.deepEqual((run.toolCalls[1]!.result as { value: unknown }).value, [3, 'by-the-agent']);
+  assert.deepEqual((run.toolCalls[1]!.result as { value: { value: unknown } }).value.value, [3, 'by-the-agent']);
   const changes = await sys.resolve<ChangesApi>('Changes');
   const record = changes.get(made.value.change)!;
   assert.deepEqual(record.caller, { persona: 'maker', run: run.runId, via: 'agent' });

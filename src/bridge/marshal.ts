@@ -8,7 +8,8 @@
  * booleans -> bool; integral numbers -> int (any size, including BigInt); other numbers -> float
  * (NaN and ±Infinity included); strings -> str; Uint8Array/ArrayBuffer -> bytes; arrays and Sets
  * -> list; plain objects and Maps (string keys) -> dict; Dates -> ISO-8601 str. Anything else
- * (functions, symbols, cycles) throws a TypeError naming the path.
+ * (functions, symbols, cycles) throws a TypeError naming the path. A byte limit stops the encoding
+ * as soon as the document passes it (MarshalTooLargeError).
  */
 
 const T_NONE = 0x4e; // N
@@ -46,14 +47,30 @@ let encodeIntoShared = true;
 let encodeScratch: Uint8Array | undefined;
 const PIECE = 64 * 1024;
 
+/** An encoded document would pass the byte limit it was given; encoding stopped there. */
+export class MarshalTooLargeError extends RangeError {
+  readonly code = 'ANSWER_TOO_LARGE';
+  constructor(readonly bytes: number, readonly limit: number) {
+    super(`the encoded value is more than ${limit} bytes (stopped at ${bytes})`);
+    this.name = 'MarshalTooLargeError';
+  }
+}
+
 class Writer {
   buf: Uint8Array;
   view: DataView;
   pos = 0;
   private target: MarshalTarget | undefined;
   private readonly encoder = new TextEncoder();
+  /** Room reserved at once never exceeds this: text reserves up to three bytes per character. */
+  private readonly hardLimit: number;
 
-  constructor(target?: MarshalTarget) {
+  constructor(
+    target?: MarshalTarget,
+    /** Most bytes of the document; encoding stops with {@link MarshalTooLargeError} past it. */
+    private readonly limit = Infinity,
+  ) {
+    this.hardLimit = limit * 3 + 1024;
     this.target = target;
     // Small to start: most tool results are tiny, and the buffer doubles as needed.
     this.buf = target?.bytes ?? new Uint8Array(256);
@@ -61,7 +78,10 @@ class Writer {
   }
 
   reserve(n: number): void {
+    // Checked here, where the writer grows, so a huge value stops early instead of being encoded whole.
+    if (this.pos > this.limit) throw new MarshalTooLargeError(this.pos, this.limit);
     if (this.pos + n <= this.buf.length) return;
+    if (this.pos + n > this.hardLimit) throw new MarshalTooLargeError(this.pos + n, this.limit);
     let size = Math.max(this.buf.length * 2, 256);
     while (size < this.pos + n) size *= 2;
     const grown = this.target?.grow(size);
@@ -221,22 +241,23 @@ class Writer {
  * `target` the bytes are written there when they fit (the result is then a view of it: check its
  * `buffer`); otherwise, and without one, the result is a buffer of its own.
  */
-export function toMarshal(value: unknown, target?: MarshalTarget): Uint8Array {
-  return encodeDocument(value, target);
+export function toMarshal(value: unknown, target?: MarshalTarget, maxBytes?: number): Uint8Array {
+  return encodeDocument(value, target, undefined, maxBytes);
 }
 
 /**
  * A tool answer for Python: the tuple `(status, value, more)` in one marshal document, so that
  * one buffer carries all three and Python unpacks them with one `marshal.loads`. `more` says that
  * further parts follow, each `(status, list, more)`, whose lists extend this one (a long list sent
- * in parts, see the runtime). `target` as in toMarshal.
+ * in parts, see the runtime). `target` as in toMarshal. Past `maxBytes` the encoding stops with a
+ * {@link MarshalTooLargeError} (Default: no limit).
  */
-export function toAnswer(status: number, value: unknown, target?: MarshalTarget, more = false): Uint8Array {
-  return encodeDocument(value, target, { status, more });
+export function toAnswer(status: number, value: unknown, target?: MarshalTarget, more = false, maxBytes?: number): Uint8Array {
+  return encodeDocument(value, target, { status, more }, maxBytes);
 }
 
-function encodeDocument(value: unknown, target: MarshalTarget | undefined, answer?: { status: number; more: boolean }): Uint8Array {
-  const w = new Writer(target);
+function encodeDocument(value: unknown, target: MarshalTarget | undefined, answer?: { status: number; more: boolean }, maxBytes = Infinity): Uint8Array {
+  const w = new Writer(target, maxBytes);
   if (answer) {
     w.byte(T_SMALL_TUPLE);
     w.byte(3);
@@ -356,6 +377,7 @@ function encodeDocument(value: unknown, target: MarshalTarget | undefined, answe
 
   encode(value);
   if (answer) w.byte(answer.more ? T_TRUE : T_FALSE);
+  if (w.pos > maxBytes) throw new MarshalTooLargeError(w.pos, maxBytes);
   if (w.inTarget) return w.buf.subarray(0, w.pos);
   // A view, not a copy: the writer is discarded, and large results are copied enough already.
   // Only trim when the buffer is mostly slack (it may be transferred whole to a worker).

@@ -28,6 +28,10 @@ export function hintFor(error: PythonErrorInfo): string | undefined {
         : undefined;
     case 'CycleError':
       return 'A tool called from Python cannot use the Python runtime that is running that code. Call the tool outside Python, or do its work in the Python code itself.';
+    case 'ResultTooLarge':
+      return 'Return a smaller value (a summary, a slice, a count), or write the data to a file under /workspace and sync it; the limit is the runtime option maxResultBytes.';
+    case 'SystemExit':
+      return /interpreter exited/.test(error.message) ? 'os._exit ends the interpreter: the runtime was restarted and globals were lost. Raise an exception or return instead.' : undefined;
     case 'KeyboardInterrupt':
       return 'The run was interrupted.';
   }

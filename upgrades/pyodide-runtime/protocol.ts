@@ -66,6 +66,8 @@ export const InitRequestSchema = z.object({
   fastExecute: z.boolean().default(true),
   /** How long the worker keeps its event loop awake after each response, in ms (0: not at all). */
   pollMs: z.number().min(0).default(0),
+  /** Size limits the worker enforces before anything leaves it (see `maxResultBytes`, `maxToolArgBytes`). */
+  limits: z.object({ resultBytes: z.number().positive(), toolArgBytes: z.number().positive() }).default({ resultBytes: 16 * 1024 * 1024, toolArgBytes: 16 * 1024 * 1024 }),
 });
 
 export const ExecuteRequestSchema = z.object({ type: z.literal('execute'), id, runId: z.string(), code: z.string() });

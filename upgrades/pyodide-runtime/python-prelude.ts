@@ -34,6 +34,8 @@ __all__ = ["call_tool", "call_tool_async", "ToolError", "TRANSPORT"]
 # Set by _connect() once the worker has registered the JavaScript side.
 _armature_js = None
 TRANSPORT = None
+# maxToolArgBytes (set by _connect()): arguments over it are refused here, before they leave Python.
+_MAX_ARGS = float("inf")
 _NO_SYNC = (
     "call_tool() needs a synchronous channel to the main thread, and this page has none: "
     "serve it with the headers 'Cross-Origin-Opener-Policy: same-origin' and "
@@ -65,11 +67,12 @@ _BIG = 1 << 16
 
 def _connect():
     """Binds the bridge to the worker's _armature_js module (after start-up or a snapshot restore)."""
-    global _armature_js, TRANSPORT
+    global _armature_js, TRANSPORT, _MAX_ARGS
     import _armature_js as js
 
     _armature_js = js
     TRANSPORT = js.transport
+    _MAX_ARGS = getattr(js, "max_arg_bytes", float("inf"))
 
 
 def _mark_bigints(v):
@@ -99,9 +102,13 @@ def _encode_args(name, args):
     try:
         text = _to_json(args)
         # Only a number of 16 digits or more can be beyond 2**53: mark big ints only then.
-        return _to_json(_mark_bigints(args)) if _LONG_NUMBER.search(text) else text
+        if _LONG_NUMBER.search(text):
+            text = _to_json(_mark_bigints(args))
     except (TypeError, ValueError) as e:
         raise TypeError(f"call_tool({name!r}): arguments must be JSON data (dict, list, str, int, float, bool, None): {e}") from None
+    if len(text) > _MAX_ARGS:
+        raise ToolError(name, "ARGUMENTS_TOO_LARGE", f"the arguments are {len(text)} bytes of JSON; the limit is {_MAX_ARGS} (maxToolArgBytes)", "Pass less data (write it to a workspace file and pass its path), or raise maxToolArgBytes.")
+    return text
 
 
 def _decode(answer):
@@ -185,6 +192,10 @@ import armature_bridge
 
 _CO_COROUTINE = 0x80
 _runs = 0
+# Set by the worker (maxResultBytes); a str or bytes value over it is refused before conversion.
+_MAX_RESULT = 16 << 20
+# Most characters of an exception's text sent to the host.
+_MAX_TEXT = 64 << 10
 _INTERNAL = ("/_pyodide/", "/pyodide/", "armature_runner", "armature_bridge", "<exec>")
 namespace = {}
 
@@ -213,9 +224,27 @@ def _user_frames(te):
     return te
 
 
+def configure(max_result):
+    global _MAX_RESULT
+    _MAX_RESULT = max_result
+
+
+def _cut(text):
+    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + f"... [{len(text) - _MAX_TEXT} more characters]"
+
+
+def _checked(value):
+    """(ok, value_or_error): a str or bytes result over the limit becomes ResultTooLarge here,
+    before Pyodide converts it; other values are measured by the worker after conversion."""
+    if isinstance(value, (str, bytes, bytearray, memoryview)) and len(value) > _MAX_RESULT:
+        kind = type(value).__name__
+        return (False, {"type": "ResultTooLarge", "message": f"the value of the run is a {kind} of {len(value)} {'characters' if kind == 'str' else 'bytes'}; the limit is {_MAX_RESULT} bytes (maxResultBytes)", "traceback": ""})
+    return (True, value)
+
+
 def describe(e, chain=True):
     te = _user_frames(traceback.TracebackException(type(e), e, e.__traceback__, compact=True))
-    info = {"type": type(e).__name__, "message": str(e), "traceback": "".join(te.format(chain=chain))}
+    info = {"type": type(e).__name__, "message": _cut(str(e)), "traceback": _cut("".join(te.format(chain=chain)))}
     if isinstance(e, SyntaxError):
         info["message"] = e.msg or str(e)
         if e.lineno is not None:
@@ -302,10 +331,10 @@ def run(code, force_async):
         return (True, _run_fast_async(*fast), True)
     try:
         if runner is not None:
-            return (True, runner.run(namespace), False)
+            return (*_checked(runner.run(namespace)), False)
         main, expr = fast
         exec(main, namespace)
-        return (True, None if expr is None else eval(expr, namespace), False)
+        return (*_checked(None if expr is None else eval(expr, namespace)), False)
     except BaseException as e:
         return (False, _failure(e), False)
     finally:
@@ -314,7 +343,7 @@ def run(code, force_async):
 
 async def _run_async(runner):
     try:
-        return (True, await runner.run_async(namespace))
+        return _checked(await runner.run_async(namespace))
     except BaseException as e:
         return (False, _failure(e))
     finally:
@@ -325,7 +354,7 @@ async def _run_fast_async(main, expr):
     # Entered from JavaScript as a coroutine (JSPI needs that to switch stacks in call_tool).
     try:
         exec(main, namespace)
-        return (True, None if expr is None else eval(expr, namespace))
+        return _checked(None if expr is None else eval(expr, namespace))
     except BaseException as e:
         return (False, _failure(e))
     finally:

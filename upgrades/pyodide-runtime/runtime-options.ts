@@ -104,6 +104,16 @@ export interface PyodideRuntimeOptions {
    * run; for comparison). Default: true.
    */
   fastExecute?: boolean;
+  /**
+   * Largest value one run may return, in bytes, measured in the worker before it is sent (a str or
+   * bytes value is refused in Python, before it is even converted): the host never holds more of
+   * what Python returns. Over it the run fails with `ResultTooLarge`. Default: 16 MiB.
+   */
+  maxResultBytes?: number;
+  /** Largest arguments of one `call_tool` from Python (their JSON), in bytes; over it the call fails with `ARGUMENTS_TOO_LARGE` before it leaves Python. Default: 16 MiB. */
+  maxToolArgBytes?: number;
+  /** Largest answer of one `call_tool` to Python (its marshal document), in bytes; encoding stops past it and the call fails with `ANSWER_TOO_LARGE`. Default: 64 MiB. */
+  maxToolAnswerBytes?: number;
 }
 
 /** The options with every default filled in. */
@@ -126,6 +136,9 @@ export interface ResolvedOptions {
   workerUrl?: string | URL;
   indexURL?: string;
   packageCacheDir?: string;
+  maxResultBytes: number;
+  maxToolArgBytes: number;
+  maxToolAnswerBytes: number;
 }
 
 /** An option the runtime cannot take here; `code` is `INVALID_RUNTIME_OPTION`, `details` names it. */
@@ -164,6 +177,9 @@ export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions 
     workerUrl: options.workerUrl,
     indexURL: options.indexURL,
     packageCacheDir: options.packageCacheDir,
+    maxResultBytes: options.maxResultBytes ?? 16 * 1024 * 1024,
+    maxToolArgBytes: options.maxToolArgBytes ?? 16 * 1024 * 1024,
+    maxToolAnswerBytes: options.maxToolAnswerBytes ?? 64 * 1024 * 1024,
   };
 }
 

@@ -255,6 +255,20 @@ describe('runtime (shared, restored from the start-up snapshot)', () => {
     assert.equal(after.ok && after.value, 2);
   });
 
+  test('os._exit ends the interpreter: a SystemExit crash, the worker is replaced, later runs work', async () => {
+    await rt.execute('kept = 1');
+    const before = rt.getState().restarts;
+    const r = await rt.execute('import os\nos._exit(1)');
+    assert.equal(!r.ok && r.error.type, 'SystemExit');
+    assert.match(!r.ok ? r.error.message : '', /interpreter exited with status 1/);
+    assert.match(!r.ok ? r.hint ?? '' : '', /restarted/);
+    const after = await rt.execute('print("alive")\n1 + 1');
+    assert.deepEqual(after.ok && [after.value, after.stdout], [2, 'alive\n']);
+    assert.equal(rt.getState().restarts, before + 1);
+    const gone = await rt.execute('kept');
+    assert.equal(!gone.ok && gone.error.type, 'NameError', 'a new interpreter');
+  });
+
   test('installs offline: a wheel by path, by bytes, by name through a local package index; lists versions', async () => {
     const dir = tempDir('wheels');
     const byPath = await buildWheel('armature_fixture_path', '1.2.3', 'VALUE = "from path"\n');
@@ -384,6 +398,42 @@ test('a loop inside C is ended by replacing the worker; the runtime is usable af
     assert.equal(rt.getState().fromSnapshot, true, 'the replacement restores the memory snapshot');
     const lost = await rt.execute('kept');
     assert.equal(!lost.ok && lost.error.type, 'NameError');
+  } finally {
+    await rt.dispose();
+  }
+});
+
+test('what Python returns is bounded: values, exception texts, call_tool arguments and answers', async () => {
+  const rt = createPyodideRuntime(
+    {
+      maxResultBytes: 1 << 20,
+      maxToolArgBytes: 1 << 20,
+      maxToolAnswerBytes: 1 << 20,
+      onToolCall: async (name, args) => ({ ok: true, value: name === 'big' ? 'z'.repeat(5 << 20) : name === 'rows' ? Array.from({ length: 300_000 }, (_, i) => ({ i, s: 'abcdef' })) : args }),
+    },
+    { emit: () => undefined },
+  );
+  try {
+    const cases: [string, string, RegExp][] = [
+      ['"x" * (200 * 1024 * 1024)', 'ResultTooLarge', /a str of 209715200 characters; the limit is 1048576 bytes/],
+      ['b"y" * (3 << 20)', 'ResultTooLarge', /a bytes of 3145728 bytes/],
+      ['[{"a": "x" * 100} for _ in range(100000)]', 'ResultTooLarge', /at least \d+ bytes; the limit is 1048576/],
+      ['call_tool("echo", {"s": "q" * (2 << 20)})', 'ToolError', /ARGUMENTS_TOO_LARGE.*the limit is 1048576/],
+      ['call_tool("big")', 'ToolError', /ANSWER_TOO_LARGE.*more than 1048576 bytes/],
+      ['call_tool("rows")', 'ToolError', /ANSWER_TOO_LARGE/],
+    ];
+    for (const [code, type, message] of cases) {
+      const r = await rt.execute(code);
+      assert.equal(!r.ok && r.error.type, type, code);
+      assert.match(!r.ok ? r.error.message : '', message, code);
+    }
+    const hint = await rt.execute('"x" * (2 << 20)');
+    assert.match(!hint.ok ? hint.hint ?? '' : '', /maxResultBytes/);
+    const longError = await rt.execute('raise ValueError("e" * 10_000_000)');
+    assert.ok(!longError.ok && longError.error.message.length < 70_000 && longError.error.traceback.length < 70_000, 'exception texts are cut');
+    const ok = await rt.execute('call_tool("echo", {"s": "fits"})["s"]');
+    assert.equal(ok.ok && ok.value, 'fits');
+    assert.equal(rt.getState().restarts, 0, 'no limit needed a restart');
   } finally {
     await rt.dispose();
   }

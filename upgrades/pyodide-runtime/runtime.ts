@@ -82,7 +82,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
   /** Identifies this runtime in tool-call scopes. */
   const self = {};
   const o = resolveOptions(options);
-  const toolCalls = new ToolCallAnswerer(self, options.onToolCall);
+  const toolCalls = new ToolCallAnswerer(self, options.onToolCall, o.maxToolAnswerBytes);
   let packages: PackageInfo[] = [];
   /** Files as last synced: workspace path -> mtime in Python's file system. */
   let synced: Record<string, number> = {};

@@ -3,7 +3,7 @@
  * encodes the answer (straight into the shared answer region over shared memory, as a
  * `tool-result` message otherwise), sends long lists in parts, and reports each answered call.
  */
-import { toAnswer } from '../../src/bridge/marshal.ts';
+import { MarshalTooLargeError, toAnswer } from '../../src/bridge/marshal.ts';
 import { MAX_NAME_LENGTH } from '../../src/kernel/bounded.ts';
 import type { RequestPoller } from '../../src/bridge/request-poller.ts';
 import type { SlotRequest, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
@@ -38,8 +38,15 @@ export class ToolCallAnswerer {
   private handler: ToolCallHandler | undefined;
   private observe: ((call: BridgeCall) => void) | undefined;
 
-  /** `runtime` identifies the runtime in re-entry scopes (see `tool-call-scope.ts`). */
-  constructor(private readonly runtime: object, handler?: ToolCallHandler) {
+  /**
+   * `runtime` identifies the runtime in re-entry scopes (see `tool-call-scope.ts`); an answer's
+   * marshal document may be at most `maxAnswerBytes` (the encoding stops there).
+   */
+  constructor(
+    private readonly runtime: object,
+    handler?: ToolCallHandler,
+    private readonly maxAnswerBytes = Infinity,
+  ) {
     this.handler = handler;
   }
 
@@ -71,10 +78,10 @@ export class ToolCallAnswerer {
         try {
           // Over shared memory the value is encoded straight into the free answer region, and
           // respond() below (same task) publishes it without copying.
-          payload = toAnswer(status, r.value, transport === 'shared-memory' && !target.dead ? target.bridge?.host.answerTarget() : undefined);
+          payload = toAnswer(status, r.value, transport === 'shared-memory' && !target.dead ? target.bridge?.host.answerTarget() : undefined, false, this.maxAnswerBytes);
         } catch (e) {
-          status = TOOL_STATUS.bridgeError;
-          payload = unsendable(shown, e);
+          status = e instanceof MarshalTooLargeError ? TOOL_STATUS.toolError : TOOL_STATUS.bridgeError;
+          payload = e instanceof MarshalTooLargeError ? tooLarge(shown, e) : unsendable(shown, e);
         }
       } else {
         status = TOOL_STATUS.toolError;
@@ -134,12 +141,17 @@ export class ToolCallAnswerer {
         let status: number = TOOL_STATUS.ok;
         let payload: Uint8Array;
         try {
-          payload = toAnswer(status, list.slice(start, end), bridge.host.answerTarget(), more);
+          payload = toAnswer(status, list.slice(start, end), bridge.host.answerTarget(), more, this.maxAnswerBytes - bytes);
         } catch (e) {
-          status = TOOL_STATUS.bridgeError;
           more = false;
           ok = false;
-          payload = unsendable(msg.name, e, ` (in items ${start}..${end - 1})`);
+          if (e instanceof MarshalTooLargeError) {
+            status = TOOL_STATUS.toolError;
+            payload = tooLarge(msg.name.slice(0, 128), new MarshalTooLargeError(bytes + e.bytes, this.maxAnswerBytes));
+          } else {
+            status = TOOL_STATUS.bridgeError;
+            payload = unsendable(msg.name.slice(0, 128), e, ` (in items ${start}..${end - 1})`);
+          }
         }
         bytes += payload.byteLength;
         if (!more) bridge.poller.watch();
@@ -157,6 +169,15 @@ export class ToolCallAnswerer {
     }
     if (!target.dead) this.observe?.({ name: msg.name, argBytes: msg.argBytes ?? 0, resultBytes: bytes, durationMs: performance.now() - t0, ok });
   }
+}
+
+/** `ANSWER_TOO_LARGE`: the tool's value is more than Python may receive. */
+function tooLarge(name: string, e: MarshalTooLargeError): Uint8Array {
+  return toAnswer(TOOL_STATUS.toolError, {
+    code: 'ANSWER_TOO_LARGE',
+    message: `${name} answered with more than ${e.limit} bytes (maxToolAnswerBytes); the answer was not delivered`,
+    hint: 'Ask for less (a prefix, a page, a filter), or raise maxToolAnswerBytes.',
+  });
 }
 
 /** `UNSENDABLE_RESULT` for a tool value marshal refused (`where`: which items, for a list in parts). */

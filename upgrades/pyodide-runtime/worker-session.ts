@@ -206,6 +206,7 @@ export class WorkerSession implements AnswerTarget {
           makeSnapshot: plan.make,
           fastExecute: o.fastExecute,
           pollMs: o.requestPollMs,
+          limits: { resultBytes: o.maxResultBytes, toolArgBytes: o.maxToolArgBytes },
         },
         snapshot ? [snapshot.buffer as ArrayBuffer] : undefined,
       ),

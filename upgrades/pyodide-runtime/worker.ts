@@ -9,6 +9,8 @@
  * (packages), `worker/files.ts` (file sync), `worker/to-plain.ts` (values).
  */
 import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
+import { clip } from '../../src/kernel/bounded.ts';
+import { measureClone } from '../../src/sandbox/measure.ts';
 import { parseHostMessage, type HostMessage, type PythonErrorInfo } from './protocol.ts';
 import { toPlain } from './worker/to-plain.ts';
 import { WorkerBridge } from './worker/bridge.ts';
@@ -30,8 +32,13 @@ function reply(id: string, value: unknown, transfer?: Transferable[]): void {
   spinner.hold();
 }
 
+/** Most characters of an error's message and of its traceback that leave the worker. */
+const MAX_ERROR_CHARS = 64 * 1024;
+
 function fail(id: string, error: PythonErrorInfo, fatal = false): void {
-  port.post(fatal ? { type: 'response', id, ok: false, error, fatal } : { type: 'response', id, ok: false, error });
+  // An exception's text is Python's to choose: bounded like any value.
+  const bounded = { ...error, message: clip(String(error.message), MAX_ERROR_CHARS), traceback: clip(String(error.traceback), MAX_ERROR_CHARS) };
+  port.post(fatal ? { type: 'response', id, ok: false, error: bounded, fatal } : { type: 'response', id, ok: false, error: bounded });
   spinner.hold();
 }
 
@@ -59,8 +66,18 @@ async function execute(p: Started, id: string, runId: string, code: string): Pro
       inner.destroy();
     }
     output.flush();
-    if (ok) reply(id, { value: toPlain(payload, jsSafe), memoryBytes: heapBytes() });
-    else fail(id, toPlain(payload, jsSafe) as PythonErrorInfo);
+    if (!ok) return fail(id, toPlain(payload, jsSafe) as PythonErrorInfo);
+    const value = toPlain(payload, jsSafe);
+    // Measured here, before posting: what crosses to the host is bounded whatever Python returns.
+    const size = measureClone(value, p.limits.resultBytes);
+    if (size > p.limits.resultBytes) {
+      return fail(id, {
+        type: 'ResultTooLarge',
+        message: `the value of the run is at least ${size} bytes; the limit is ${p.limits.resultBytes} (maxResultBytes)`,
+        traceback: '',
+      });
+    }
+    reply(id, { value, memoryBytes: heapBytes() });
   } catch (e) {
     output.flush();
     fail(id, jsError(e), isFatal(e));

@@ -27,10 +27,31 @@ export class WorkerBridge {
     private readonly output: WorkerOutput,
   ) {}
 
-  /** Uses the shared channel (shared-memory transport) and the interrupt buffer a blocked wait watches. */
-  connect(channel: { control: SharedArrayBuffer; data: SharedArrayBuffer; request: SharedArrayBuffer } | undefined, interrupt: Int32Array | undefined): void {
+  /** Largest arguments (JSON) a call may send. */
+  private maxArgBytes = Infinity;
+
+  /**
+   * Uses the shared channel (shared-memory transport) and the interrupt buffer a blocked wait
+   * watches; arguments over `maxArgBytes` are refused here, before anything is sent.
+   */
+  connect(
+    channel: { control: SharedArrayBuffer; data: SharedArrayBuffer; request: SharedArrayBuffer } | undefined,
+    interrupt: Int32Array | undefined,
+    maxArgBytes = Infinity,
+  ): void {
     this.channel = channel ? new SyncChannelClient(channel) : undefined;
     this.interrupt = interrupt;
+    this.maxArgBytes = maxArgBytes;
+  }
+
+  /** The refusal of arguments over the limit, or undefined when they fit. */
+  private tooLarge(name: string, argsJson: string): Uint8Array | undefined {
+    if (argsJson.length <= this.maxArgBytes) return undefined;
+    return toAnswer(TOOL_STATUS.toolError, {
+      code: 'ARGUMENTS_TOO_LARGE',
+      message: `the arguments of ${name.slice(0, 128)} are ${argsJson.length} bytes of JSON; the limit is ${this.maxArgBytes} (maxToolArgBytes)`,
+      hint: 'Pass less data (write it to a workspace file and pass its path), or raise maxToolArgBytes.',
+    });
   }
 
   /**
@@ -40,6 +61,8 @@ export class WorkerBridge {
    */
   callSync = (name: string, argsJson: string, instance?: string | null): Uint8Array => {
     if (!this.channel) return toAnswer(TOOL_STATUS.bridgeError, { code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' });
+    const refused = this.tooLarge(name, argsJson);
+    if (refused) return refused;
     const callId = ++this.callSeq;
     try {
       // The request goes through the shared slot; a message follows only if the host is not
@@ -67,6 +90,8 @@ export class WorkerBridge {
 
   /** `_armature_js.call_async`: posts the call; the answer arrives as a `tool-result` message. */
   callAsync = (name: string, argsJson: string, instance?: string | null): Promise<Uint8Array> => {
+    const refused = this.tooLarge(name, argsJson);
+    if (refused) return Promise.resolve(refused);
     const callId = ++this.callSeq;
     return new Promise((resolve) => {
       this.pendingAsync.set(callId, (_status, payload) => resolve(payload));

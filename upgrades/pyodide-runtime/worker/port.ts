@@ -31,11 +31,26 @@ export async function openPort(): Promise<Port> {
 }
 
 /**
+ * The status of an exit of the interpreter (`os._exit(n)`, or a `SystemExit` that ends the C
+ * runtime): Emscripten throws an `ExitStatus`. The interpreter is dead after it, though later
+ * runs may seem to work, so it is a crash: the worker is replaced.
+ */
+export function exitStatus(e: unknown): number | undefined {
+  const err = e as { name?: unknown; status?: unknown; message?: unknown } | undefined;
+  if (err?.name === 'ExitStatus') return Number(err.status);
+  const m = /Program terminated with exit\((-?\d+)\)/.exec(String(err?.message ?? e));
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
  * A failure outside user code as it crosses the boundary (`type` from the error when it has one).
  * A Python exception that escaped the runner (say, an interrupt landing in Armature's own code)
- * carries a whole traceback through Armature's frames: only its last line is kept.
+ * carries a whole traceback through Armature's frames: only its last line is kept. An exit of the
+ * interpreter is a `SystemExit` (see {@link exitStatus}).
  */
 export function jsError(e: unknown, type = 'RuntimeError'): PythonErrorInfo {
+  const status = exitStatus(e);
+  if (status !== undefined) return { type: 'SystemExit', message: `the Python interpreter exited with status ${status} (os._exit or an exit of the interpreter)`, traceback: '' };
   const err = e as { name?: string; type?: string; message?: string } | null | undefined;
   if (err?.name === 'PythonError' && typeof err.type === 'string') {
     const last = String(err.message ?? '').trimEnd().split('\n').at(-1) ?? '';
@@ -47,5 +62,5 @@ export function jsError(e: unknown, type = 'RuntimeError'): PythonErrorInfo {
 
 /** Whether `e` leaves the interpreter unusable (the worker must be replaced). */
 export function isFatal(e: unknown): boolean {
-  return /fatally failed|Aborted\(|unreachable|memory access out of bounds|Maximum call stack/.test(String((e as Error)?.message ?? e));
+  return exitStatus(e) !== undefined || /fatally failed|Aborted\(|unreachable|memory access out of bounds|Maximum call stack/.test(String((e as Error)?.message ?? e));
 }

@@ -22,6 +22,8 @@ export interface Started {
   runner: Runner;
   lock: LockIndex;
   interrupt?: Int32Array;
+  /** Size limits enforced before anything leaves the worker. */
+  limits: InitRequest['limits'];
   /** The `init` response's value (with the snapshot taken, when asked and possible). */
   result: InitResult;
 }
@@ -156,9 +158,10 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
     interrupt = new Int32Array(req.interrupt);
     py.setInterruptBuffer(interrupt);
   }
-  bridge.connect(req.transport === 'shared-memory' ? req.bridge : undefined, interrupt);
+  bridge.connect(req.transport === 'shared-memory' ? req.bridge : undefined, interrupt, req.limits.toolArgBytes);
   py.registerJsModule('_armature_js', {
     transport: req.transport,
+    max_arg_bytes: req.limits.toolArgBytes,
     call_sync: bridge.callSync,
     next_part: bridge.nextPart,
     call_async: bridge.callAsync,
@@ -171,6 +174,7 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
       `sys.path[:] = ["${LIB_DIR}"] + [p for p in dict.fromkeys(sys.path) if p != "${LIB_DIR}"]`,
   );
   const runner = py.pyimport('armature_runner') as unknown as Runner;
+  runner.configure!(req.limits.resultBytes);
   // Synced files live in /workspace: relative paths and imports of the agent's own modules
   // resolve there. The working directory is file-system state, not heap: set after any restore.
   py.FS.mkdirTree(WORKSPACE_DIR);
@@ -184,6 +188,7 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
     runner,
     lock: lockIndex(lockText),
     interrupt,
+    limits: req.limits,
     result,
   };
 }

@@ -4,7 +4,7 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import * as esbuild from 'esbuild';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
-import { projectFilesMiddleware, isolationHeadersMiddleware, sandboxWorkerMiddleware } from './src/server/middleware.ts';
+import { projectFilesMiddleware, isolationHeadersMiddleware, pyodideWorkerCspMiddleware, sandboxWorkerMiddleware } from './src/server/middleware.ts';
 import { testFixturesMiddleware } from './test/helpers/fixtures-middleware.ts';
 import { probeMiddleware } from './test/helpers/probe-middleware.ts';
 import { scriptedModelMiddleware } from './test/helpers/scripted-model-server.ts';
@@ -81,6 +81,7 @@ export default {
   middleware: [
     ...(isolated ? [isolationHeadersMiddleware()] : []),
     projectFilesMiddleware(process.cwd()),
+    pyodideWorkerCspMiddleware(['/upgrades/pyodide-runtime/worker.ts']),
     sandboxWorkerMiddleware(),
     testFixturesMiddleware(),
     probeMiddleware(),

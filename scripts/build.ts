@@ -3,7 +3,7 @@
 // TypeScript sources through tsx.
 //
 //   dist/node/       public index, `armature/server`, CLI and Pyodide worker for Node, with their shared chunks,
-//                    and the confined worker's child entry (self-contained: the child may read only that file)
+//                    and the confined children's entries (self-contained: a confined child may read only them)
 //   dist/browser/    public index for browser bundlers, and self-contained Pyodide and confined workers
 //   dist/dashboard/  the prebuilt dashboard `armature start` serves from an installed package
 //   dist/types/      .d.ts of the public entries
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { buildDashboard, buildSandboxWorker } from '../src/server/build-dashboard.ts';
 import { bundleNodeChild } from '../src/sandbox/node-host.ts';
+import { bundlePythonChild } from '../upgrades/pyodide-runtime/process-link.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -129,9 +130,12 @@ const [node, browser, browserWorker, dashboard] = await Promise.all([
   buildDashboard({ root, outDir: join(dist, 'dashboard'), sourcemap: false }),
 ]);
 // The confined worker's scripts: each one file that imports nothing (see package-layout.ts).
-const [sandboxChild, sandboxWorker] = await Promise.all([bundleNodeChild(), buildSandboxWorker(root)]);
+const [sandboxChild, sandboxWorker, pythonChild] = await Promise.all([bundleNodeChild(), buildSandboxWorker(root), bundlePythonChild()]);
 writeFileSync(join(dist, 'node', 'sandbox-node-child.mjs'), sandboxChild);
 writeFileSync(join(dist, 'browser', 'sandbox-worker.js'), sandboxWorker);
+// Python's confined child and its worker (see package-layout.ts): self-contained, Pyodide's loader included.
+writeFileSync(join(dist, 'node', 'python-child.mjs'), pythonChild.child);
+writeFileSync(join(dist, 'node', 'python-worker.mjs'), pythonChild.worker);
 
 const undeclared = [...new Set([...externalPackages(node), ...externalPackages(browser), ...externalPackages(browserWorker)])].filter(
   (name) => !pkg.dependencies?.[name],

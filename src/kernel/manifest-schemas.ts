@@ -96,6 +96,23 @@ export const PersonaSchema = z.strictObject({
     })
     .optional(),
   // --- end of self-modification ---
+  // --- Confinement ---
+  /**
+   * What code the agent runs (Python's `fetch`, agent-made workers) may reach on the network:
+   * `"none"`, or origins such as `"https://api.example.com"` (scheme, host, optional port; no path).
+   * The host performs every such request and refuses the rest. Absent means `"none"`.
+   */
+  network: z
+    .union([
+      z.literal('none'),
+      z.array(
+        z
+          .string()
+          .regex(/^https?:\/\/[^/?#@\s]+\/?$/, 'an origin such as "https://api.example.com" (scheme, host, optional port; no path)'),
+      ),
+    ])
+    .optional(),
+  // --- end of confinement's fields ---
 });
 
 /** A JSON Schema object, as tools declare their input. Checked further when the tool registers. */

@@ -149,3 +149,15 @@ test('the self-modification policy: auto, ask or off per kind, each optional; an
   assert.deepEqual(findPersona(shipped, 'default').selfModification, { tools: 'ask', upgrades: 'ask', blueprints: 'ask', persona: 'ask' }, 'the default persona asks, explicitly');
   assert.ok(!findPersona(shipped, 'reader').upgrades.includes('MadeTools'));
 });
+
+test('a persona network policy is "none" or origins; anything else names the field and the expected form', async () => {
+  const open = await readManifests(files({ 'modules/personas/default.json': { ...persona, network: ['https://api.example.com', 'http://127.0.0.1:8080'] } }));
+  assert.deepEqual(open.personas.get('default')!.network, ['https://api.example.com', 'http://127.0.0.1:8080']);
+  const closed = await readManifests(files({ 'modules/personas/default.json': { ...persona, network: 'none' } }));
+  assert.equal(closed.personas.get('default')!.network, 'none');
+  assert.equal((await readManifests(files())).personas.get('default')!.network, undefined, 'absent means none');
+  for (const bad of [['https://api.example.com/v1'], 'all', ['ftp://x.example']]) {
+    const e = await manifestError({ 'modules/personas/default.json': { ...persona, network: bad } });
+    assert.match(e.message, /\$\.network/);
+  }
+});

@@ -33,6 +33,14 @@ export const sandboxNodeChild: URL | undefined = fromSources ? undefined : new U
  */
 export const sandboxBrowserWorker: URL | undefined = fromSources ? undefined : new URL('./sandbox-worker.js', here);
 
+/**
+ * Node: the confined child of Python's `process` isolation — its entry and the Pyodide worker it
+ * starts, each one self-contained file — when built. From the sources they are bundled on first use.
+ */
+export const pythonChildEntry: URL | undefined = fromSources ? undefined : new URL('./python-child.mjs', here);
+/** See {@link pythonChildEntry}. */
+export const pythonChildWorker: URL | undefined = fromSources ? undefined : new URL('./python-worker.mjs', here);
+
 /** The prebuilt dashboard (page, bundles and worker) that `armature start` serves. */
 export const dashboardDir: URL = new URL('dist/dashboard/', packageRoot);
 

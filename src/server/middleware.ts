@@ -10,6 +10,8 @@ interface KoaLikeContext {
   body: unknown;
   type: string;
   set(name: string, value: string): void;
+  /** `http://host:port` of the request. */
+  origin?: string;
 }
 type Next = () => Promise<unknown>;
 
@@ -73,5 +75,28 @@ export function sandboxWorkerMiddleware() {
     ctx.set('Content-Security-Policy', SANDBOX_WORKER_CSP);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await sandboxWorkerScript();
+  };
+}
+
+/** Where the pinned Pyodide's packages live by default (its official CDN folder). */
+const PYODIDE_CDN = 'https://cdn.jsdelivr.net/pyodide/';
+
+/**
+ * The Content-Security-Policy of the Pyodide worker's script. A worker's policy comes from its own
+ * script's response: no `eval` or `new Function` (so no JavaScript function's `.constructor` and no
+ * `run_js` evaluates anything), WebAssembly allowed (`'wasm-unsafe-eval'`: Pyodide needs nothing
+ * more — verified by the browser suites), scripts and requests only from this origin and the
+ * pinned Pyodide CDN folder, no nested workers. Same-origin requests stay possible for Pyodide's
+ * own files and a local package index; Python's `fetch` is policed inside the worker.
+ */
+export function pyodideWorkerCsp(): string {
+  return `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' ${PYODIDE_CDN}; worker-src 'none'`;
+}
+
+/** Koa middleware adding {@link pyodideWorkerCsp} to the responses of the Pyodide worker's scripts (`paths`). */
+export function pyodideWorkerCspMiddleware(paths: readonly string[]) {
+  return async (ctx: KoaLikeContext, next: Next) => {
+    await next();
+    if (paths.includes(ctx.path)) ctx.set('Content-Security-Policy', pyodideWorkerCsp());
   };
 }

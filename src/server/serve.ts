@@ -7,7 +7,7 @@ import sirv from 'sirv';
 import { projectRoot } from '../platform/node.ts';
 import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_FILE, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
-import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH } from './middleware.ts';
+import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH, pyodideWorkerCsp } from './middleware.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
 
 /** Options of {@link startServer}. */
@@ -85,6 +85,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const forPage = Object.fromEntries(Object.entries(options.mcpServers).map(([n, s]) => [n, 'command' in s ? { ...s, env: {} } : s]));
         res.end(JSON.stringify(forPage));
       } else if (url.pathname.startsWith('/dist/')) {
+        // The Pyodide worker's script carries its own policy: no eval, WebAssembly only.
+        if (url.pathname === '/dist/pyodide-worker.js') res.setHeader('Content-Security-Policy', pyodideWorkerCsp());
         req.url = url.pathname.slice('/dist'.length) + url.search;
         dist(req, res, notFound);
       } else if (url.pathname.startsWith('/pyodide/')) {

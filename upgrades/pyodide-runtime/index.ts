@@ -21,13 +21,16 @@ export const metadata: UpgradeMetadata = {
  * field, plus `autoStart` (start Python while the rest boots; default true). The start-up
  * snapshot is kept in the platform's `pyodide-snapshot` cache unless `snapshotCache` says otherwise,
  * and (Node) downloaded packages in its `pyodide-packages` folder unless `packageCacheDir` does.
+ * `network` defaults to the persona's.
  */
 export const factory: UpgradeModule<PyodideRuntimeApi>['factory'] = (deps, ctx) => {
   const { autoStart = true, ...options } = ctx.config as PyodideRuntimeOptions & { autoStart?: boolean };
   const workspace = deps.Workspace as WorkspaceApi | undefined;
   const snapshotCache = options.snapshotCache ?? ctx.platform.openCache('pyodide-snapshot');
   const packageCacheDir = options.packageCacheDir ?? ctx.platform.openCache('pyodide-packages').folder;
-  const runtime = createPyodideRuntime({ ...options, snapshotCache, packageCacheDir }, { emit: (type, payload) => ctx.bus.emit(type, payload), workspace });
+  // Python's fetch reaches what the persona allows (an explicit option overrides it, e.g. in tests).
+  const network = options.network ?? ctx.persona.network;
+  const runtime = createPyodideRuntime({ ...options, snapshotCache, packageCacheDir, network }, { emit: (type, payload) => ctx.bus.emit(type, payload), workspace });
   return {
     api: runtime,
     init() {

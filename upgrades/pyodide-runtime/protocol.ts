@@ -7,6 +7,7 @@
  * stream chunks and tool calls are worker-initiated and carry the id of the request they belong to.
  */
 import { z } from 'zod';
+import { FetchedSchema, NetworkPolicySchema, WireErrorSchema } from '../../src/sandbox/protocol.ts';
 
 /** The pinned Pyodide version (the npm package the worker loads). */
 export const PYODIDE_VERSION = '0.29.5';
@@ -66,6 +67,11 @@ export const InitRequestSchema = z.object({
   fastExecute: z.boolean().default(true),
   /** How long the worker keeps its event loop awake after each response, in ms (0: not at all). */
   pollMs: z.number().min(0).default(0),
+  /**
+   * Confine what Python reaches (see `worker/confine.ts`): always in browsers, and in Node inside
+   * the confined child process. `network` is what Python's `fetch` may reach.
+   */
+  confine: z.object({ network: NetworkPolicySchema }).optional(),
   /** Size limits the worker enforces before anything leaves it (see `maxResultBytes`, `maxToolArgBytes`). */
   limits: z.object({ resultBytes: z.number().positive(), toolArgBytes: z.number().positive() }).default({ resultBytes: 16 * 1024 * 1024, toolArgBytes: 16 * 1024 * 1024 }),
 });
@@ -89,6 +95,11 @@ export const ReadChangedRequestSchema = z.object({
   maxBytes: z.number().positive(),
 });
 export const MemoryRequestSchema = z.object({ type: z.literal('memory'), id });
+/** Answer to a worker's `fetch` (performed by the host under the network policy). */
+export const FetchResultMessageSchema = z.discriminatedUnion('ok', [
+  z.object({ type: z.literal('fetch-result'), id, fetchId: z.number(), ok: z.literal(true), response: FetchedSchema }),
+  z.object({ type: z.literal('fetch-result'), id, fetchId: z.number(), ok: z.literal(false), error: WireErrorSchema }),
+]);
 /** Answer to a `tool-call` on the message transports (jspi, async). */
 export const ToolResultMessageSchema = z.object({ type: z.literal('tool-result'), id, callId: z.number(), status: z.number(), payload: bytes });
 
@@ -102,6 +113,7 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   ReadChangedRequestSchema,
   MemoryRequestSchema,
   ToolResultMessageSchema,
+  FetchResultMessageSchema,
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 export type InitRequest = z.infer<typeof InitRequestSchema>;
@@ -125,6 +137,16 @@ export const ToolCallMessageSchema = z.object({
   /** Bytes of the arguments' JSON as Python wrote it (for the bridge's statistics). */
   argBytes: z.number().optional(),
 });
+/** Python's `fetch` of a URL its network policy allows: the host performs it and answers `fetch-result`. */
+export const FetchMessageSchema = z.object({
+  type: z.literal('fetch'),
+  id,
+  fetchId: z.number(),
+  url: z.string().max(8192),
+  method: z.string().max(16),
+  headers: z.array(z.tuple([z.string().max(1024), z.string().max(16 * 1024)])).max(256),
+  body: z.union([z.string(), bytes]).optional(),
+});
 /** Output waits in the shared ring; `full` when the worker is blocked until it is drained. */
 export const OutputReadyMessageSchema = z.object({ type: z.literal('output-ready'), id, full: z.boolean().optional() });
 /** A `call_tool` request is waiting in the shared request slot (sent only when the host is not polling it). */
@@ -142,6 +164,7 @@ export const WorkerMessageSchema = z.discriminatedUnion('type', [
   ToolCallMessageSchema,
   ToolCallReadyMessageSchema,
   OutputReadyMessageSchema,
+  FetchMessageSchema,
   ResponseMessageSchema,
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;

@@ -2,6 +2,8 @@
  * The options of {@link createPyodideRuntime}, documented with their defaults, and the one place
  * that fills in those defaults.
  */
+import { normalizeNetworkPolicy } from '../../src/sandbox/network-policy.ts';
+import type { Fetched, FetchRequest, NetworkPolicy } from '../../src/sandbox/protocol.ts';
 import { DEFAULT_PACKAGE_INDEX, type Transport } from './protocol.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
@@ -11,6 +13,28 @@ import { inNode } from './worker-handle.ts';
 
 /** Options of {@link createPyodideRuntime}. */
 export interface PyodideRuntimeOptions {
+  /**
+   * Node: where Python runs. `process` (the default): a child process under Node's permission
+   * model (read access to Pyodide's files only, no writes, no child processes), with code
+   * generation from strings off, an empty environment and a memory cap; Python's `js` and
+   * `pyodide_js` are confined as in browsers. `thread`: a worker thread of this process, with
+   * Pyodide's full reach (`import js` is this process: its files, environment and network) —
+   * **unconfined**, for trusted code only. Browsers always use a confined Web Worker.
+   * Default: `process`.
+   */
+  isolation?: 'process' | 'thread';
+  /**
+   * What Python's `fetch` (`js.fetch`, `pyodide.http.pyfetch`) may reach: `none`, or a list of
+   * origins such as `https://api.example.com` (a persona's `network`). The host performs every
+   * such request. Ignored by the unconfined `thread` isolation. Default: `none`.
+   */
+  network?: 'none' | string[];
+  /**
+   * Node, `process` isolation: the child's resident-memory cap in MiB, Pyodide's heap included.
+   * Python's 32-bit heap stops at 4 GiB with a MemoryError; the cap sits above it, for what else
+   * the child could hold. Below ~4.5 GiB, memory bombs end by replacing the child instead. Default: 4608.
+   */
+  processMemoryMb?: number;
   /** Worker script URL. Default: the sources' `worker.ts` or the built `pyodide-worker.js` (`pyodideWorkerScript` in `src/platform/package-layout.ts`); bundles pass their own. */
   workerUrl?: string | URL;
   /**
@@ -26,7 +50,9 @@ export interface PyodideRuntimeOptions {
    * kept after their download, and looked up first next time. Default: the PyodideRuntime upgrade
    * passes its platform's `pyodide-packages` cache folder (`<dataDir>/cache/pyodide-packages/`);
    * a runtime created directly uses `armature/pyodide-packages/` in the user's cache folder
-   * (`$XDG_CACHE_HOME`, else `~/.cache`). A local `packageIndexURL` is read in place.
+   * (`$XDG_CACHE_HOME`, else `~/.cache`). A local `packageIndexURL` is read in place. The
+   * confined child of `process` isolation uses this folder's sibling `<folder>-confined`, the
+   * only folder it may write, so what it downloads is never installed by an unconfined runtime.
    */
   packageCacheDir?: string;
   /** Timeout of a run in ms when the call sets none. Default: 30000. */
@@ -62,8 +88,10 @@ export interface PyodideRuntimeOptions {
    * the next process (or page load) restores it too; `memory` keeps it for this process or page
    * (the first worker makes it, restarts restore it); `off` starts Python anew every time.
    * A snapshot that fails to restore is reported once, Python starts anew, and a new one is made.
-   * The snapshot is code: keep its cache as trusted as `node_modules`. Uses Pyodide's private
-   * snapshot API of the pinned version. Default: `persist` (`memory` when there is no cache).
+   * The snapshot is code: keep its cache as trusted as `node_modules`. A confined child's (in
+   * `process` isolation) are kept by the host under their own keys (`<key>.confined`) and only
+   * ever restored in children. Uses Pyodide's private snapshot API of the pinned version.
+   * Default: `persist` (`memory` when there is no cache).
    */
   snapshot?: SnapshotMode;
   /**
@@ -139,6 +167,14 @@ export interface ResolvedOptions {
   maxResultBytes: number;
   maxToolArgBytes: number;
   maxToolAnswerBytes: number;
+  isolation: 'process' | 'thread';
+  network: NetworkPolicy;
+  processMemoryMb: number;
+  /** Whether the worker confines Python (browsers; the worker inside Node's confined child). */
+  confine: boolean;
+  /** Who performs Python's allowed fetches. Default: this host, with `policyFetch`. */
+  fetcher?: (req: Omit<FetchRequest, 'type' | 'id'>) => Promise<Fetched>;
+  modules?: () => { path: string; source: string }[];
 }
 
 /** An option the runtime cannot take here; `code` is `INVALID_RUNTIME_OPTION`, `details` names it. */
@@ -180,6 +216,11 @@ export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions 
     maxResultBytes: options.maxResultBytes ?? 16 * 1024 * 1024,
     maxToolArgBytes: options.maxToolArgBytes ?? 16 * 1024 * 1024,
     maxToolAnswerBytes: options.maxToolAnswerBytes ?? 64 * 1024 * 1024,
+    isolation: options.isolation ?? 'process',
+    network: normalizeNetworkPolicy(options.network, 'PyodideRuntime'),
+    processMemoryMb: options.processMemoryMb ?? 4608,
+    confine: !inNode(),
+    modules: options.modules,
   };
 }
 

@@ -137,7 +137,8 @@ describe('PyodideRuntime in a Web Worker: recovery and packages', () => {
     const rt = createPyodideRuntime({}, { emit: () => undefined });
     try {
       await rt.init();
-      await rt.execute('import js\njs.setTimeout(js.eval("() => { throw new Error(\'boom in worker\') }"), 50)');
+      // A Python function raising inside a JS timer: an uncaught error in the worker (no eval: the worker is confined).
+      await rt.execute('import js\nfrom pyodide.ffi import create_once_callable\ndef boom():\n    raise RuntimeError("boom in worker")\njs.setTimeout(create_once_callable(boom), 50)');
       for (let i = 0; i < 100 && rt.getState().status !== 'error'; i++) await new Promise((r) => setTimeout(r, 50));
       expect(rt.getState().status).to.equal('error');
       expect(rt.getState().lastError?.message).to.match(/boom in worker/);

@@ -305,26 +305,31 @@ describe('runtime (shared, restored from the start-up snapshot)', () => {
   });
 });
 
-test('installing by name from the CDN index creates no folder named after the URL in the working directory', async () => {
-  const cwd = tempDir('install-cwd');
-  const cacheDir = join(tempDir('install-cache'), 'pyodide-packages');
-  const before = process.cwd();
-  const rt = createPyodideRuntime({ packageCacheDir: cacheDir }, { emit: () => undefined });
-  // Started from here: a worker started elsewhere would look for tsx there (--import tsx).
-  await rt.init();
-  process.chdir(cwd);
-  try {
-    // Offline the download fails; what matters is what the attempt leaves on disk.
-    const r = await rt.installPackage('micropip');
-    assert.equal(r.ok, false);
-    assert.match(!r.ok ? r.error.message : '', /could not install micropip/);
-    assert.deepEqual(readdirSync(cwd), [], 'nothing (no https:/cdn.jsdelivr.net/... tree) in the working directory');
-    assert.ok(existsSync(cacheDir), 'downloads are kept in the package cache folder');
-  } finally {
-    process.chdir(before);
-    await rt.dispose();
-  }
-});
+for (const isolation of ['process', 'thread'] as const) {
+  test(`installing by name from the CDN index creates no folder named after the URL in the working directory (${isolation})`, async () => {
+    const cwd = tempDir('install-cwd');
+    const cacheDir = join(tempDir('install-cache'), 'pyodide-packages');
+    const before = process.cwd();
+    const rt = createPyodideRuntime({ packageCacheDir: cacheDir, isolation }, { emit: () => undefined });
+    // Started from here: a worker started elsewhere would look for tsx there (--import tsx).
+    await rt.init();
+    process.chdir(cwd);
+    try {
+      // Offline the download fails; what matters is what the attempt leaves on disk.
+      const r = await rt.installPackage('micropip');
+      assert.equal(r.ok, false);
+      assert.match(!r.ok ? r.error.message : '', /could not install micropip/);
+      assert.deepEqual(readdirSync(cwd), [], 'nothing (no https:/cdn.jsdelivr.net/... tree) in the working directory');
+      // A confined child keeps its downloads apart, in the one folder it may write.
+      const kept = isolation === 'process' ? `${cacheDir}-confined` : cacheDir;
+      assert.ok(existsSync(kept), `downloads are kept in ${kept}`);
+      if (isolation === 'process') assert.ok(!existsSync(cacheDir), 'the unconfined runtime\'s folder is left alone');
+    } finally {
+      process.chdir(before);
+      await rt.dispose();
+    }
+  });
+}
 
 test('install by name through a configured local package index (mirror)', async () => {
   const mirror = tempDir('index');
@@ -439,9 +444,11 @@ test('what Python returns is bounded: values, exception texts, call_tool argumen
   }
 });
 
-test('a worker that dies, between runs or during one, never crashes the host and comes back', async () => {
+test('a worker that dies, between runs or during one, never crashes the host and comes back (thread isolation)', async () => {
   const events: Ev[] = [];
-  const rt = createPyodideRuntime({}, { emit: (type, payload) => events.push({ type, payload }) });
+  // Killing the worker from Python needs the unconfined thread isolation (js.eval, js.process);
+  // the confined child runs this same runtime inside it.
+  const rt = createPyodideRuntime({ isolation: 'thread' }, { emit: (type, payload) => events.push({ type, payload }) });
   const waitFor = async (pred: () => boolean, what: string) => {
     for (const end = performance.now() + 10_000; !pred(); await new Promise((r) => setTimeout(r, 20))) {
       if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);

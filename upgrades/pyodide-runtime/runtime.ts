@@ -52,8 +52,10 @@ import type { PackageInfo, PythonErrorInfo, ReadChangedResult } from './protocol
 import { hintFor } from './hints.ts';
 import { nextId } from './ids.ts';
 import { RunExecutor } from './run-execution.ts';
-import { resolveOptions, type PyodideRuntimeOptions } from './runtime-options.ts';
-import type { PyodideRuntimeApi, RuntimeHost, SyncReport } from './runtime-types.ts';
+import { resolveOptions, type PyodideRuntimeOptions, type ResolvedOptions } from './runtime-options.ts';
+import { createProcessRuntime } from './process-runtime.ts';
+import { inNode } from './worker-handle.ts';
+import type { PyodideRuntimeApi, RuntimeHost, SyncReport, ToolCallHandler } from './runtime-types.ts';
 import { cycleError, cycleFailure } from './tool-call-scope.ts';
 import { ToolCallAnswerer } from './tool-calls.ts';
 import type { WorkerSession } from './worker-session.ts';
@@ -77,16 +79,27 @@ export type {
 
 /**
  * Creates the runtime. Nothing starts until `init()` (or the first call that needs Python).
+ * In Node Python runs in a confined child process unless `isolation: 'thread'` (see the option).
  */
 export function createPyodideRuntime(options: PyodideRuntimeOptions, host: RuntimeHost): PyodideRuntimeApi {
+  const o = resolveOptions(options);
+  if (inNode() && o.isolation === 'process') return createProcessRuntime(o, options.onToolCall, host);
+  return createWorkerRuntime(o, options.onToolCall, host);
+}
+
+/**
+ * The runtime over a worker of this process or page (a Web Worker, or a Node worker thread): in a
+ * browser, in Node's `thread` isolation, and inside the confined child of `process` isolation
+ * (with `o.confine` set there).
+ */
+export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHandler | undefined, host: RuntimeHost): PyodideRuntimeApi {
   /** Identifies this runtime in tool-call scopes. */
   const self = {};
-  const o = resolveOptions(options);
-  const toolCalls = new ToolCallAnswerer(self, options.onToolCall, o.maxToolAnswerBytes);
+  const toolCalls = new ToolCallAnswerer(self, onToolCall, o.maxToolAnswerBytes);
   let packages: PackageInfo[] = [];
   /** Files as last synced: workspace path -> mtime in Python's file system. */
   let synced: Record<string, number> = {};
-  let pythonModules: { path: string; source: string }[] = options.modules?.() ?? [];
+  let pythonModules: { path: string; source: string }[] = o.modules?.() ?? [];
   const supervisor = new WorkerSupervisor(o, {
     emit: host.emit,
     toolCalls,

@@ -28,5 +28,11 @@ export const VALUE_CASES: readonly ValueCase[] = [
   { rule: 'JS Dates as ISO strings', code: 'import js\njs.Date.new(0)', expected: '1970-01-01T00:00:00.000Z' },
   { rule: 'JS Maps and Sets', code: 'import js\n[js.Map.new([[1, 2], ["k", "v"]]), js.Set.new(["x"])]', expected: [{ '1': 2, k: 'v' }, ['x']] },
   { rule: 'typed arrays as number lists', code: 'import js\njs.Float64Array.new([1.5, 2])', expected: [1.5, 2] },
-  { rule: 'JS objects that cannot be read', code: 'import js\njs.eval("new Proxy({}, { ownKeys() { throw new Error(\'trap\') } })")', expected: '[unreadable Object: trap]' },
+  {
+    rule: 'JS objects that cannot be read',
+    // A Proxy whose ownKeys trap (a Python function) raises; built without eval, which confined workers refuse.
+    code: 'import js\nfrom pyodide.ffi import to_js\ndef keys(target):\n    raise ValueError("trap")\njs.Proxy.new(js.Object.new(), to_js({"ownKeys": keys}, dict_converter=js.Object.fromEntries))',
+    expected: null,
+    pattern: /^\[unreadable Object: [^\]]*trap/s,
+  },
 ];

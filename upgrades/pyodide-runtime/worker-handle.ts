@@ -39,10 +39,18 @@ export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
     };
   }
   const w = new Worker(url ?? pyodideWorkerScript, { type: 'module', name: 'armature-pyodide' });
+  // The worker's one channel to this page: a port it keeps before Python runs. Once confined it
+  // has no postMessage of its own, and the worker's global channel is never listened to here.
+  const channel = new MessageChannel();
+  w.postMessage({ type: 'connect' }, [channel.port2]);
+  const messageHandlers: ((msg: unknown) => void)[] = [];
+  channel.port1.onmessage = (e) => {
+    for (const h of messageHandlers) h(e.data);
+  };
   const exitHandlers: ((code: number) => void)[] = [];
   return {
-    post: (m, t) => w.postMessage(m, t ?? []),
-    onMessage: (h) => w.addEventListener('message', (e) => h(e.data)),
+    post: (m, t) => channel.port1.postMessage(m, t ?? []),
+    onMessage: (h) => messageHandlers.push(h),
     onError: (h) =>
       w.addEventListener('error', (e) => {
         e.preventDefault();
@@ -51,6 +59,7 @@ export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
     onExit: (h) => exitHandlers.push(h),
     terminate: async () => {
       w.terminate();
+      channel.port1.close();
       for (const h of exitHandlers) h(1);
     },
   };

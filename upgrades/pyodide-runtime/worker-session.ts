@@ -15,6 +15,8 @@ import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { createOutputRing } from '../../src/bridge/output-ring.ts';
 import { RequestPoller } from '../../src/bridge/request-poller.ts';
 import { createSyncChannelBuffers, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
+import { toWireError } from '../../src/sandbox/agent-scope.ts';
+import { policyFetch } from '../../src/sandbox/network-policy.ts';
 
 /** What a session reports to, and needs from, the runtime that started it. */
 export interface SessionHooks {
@@ -158,6 +160,9 @@ export class WorkerSession implements AnswerTarget {
       case 'tool-call':
         void this.hooks.toolCalls.answer(this, msg, this.transport);
         return;
+      case 'fetch':
+        void this.answerFetch(msg);
+        return;
       case 'tool-call-ready': {
         // The poller may have taken it already; the slot hands each request out once.
         const request = this.bridge?.host.takeRequest();
@@ -175,6 +180,22 @@ export class WorkerSession implements AnswerTarget {
         return;
       }
     }
+  }
+
+  /** Performs a fetch Python asked for, under the network policy (checked again here), and answers it. */
+  private async answerFetch(msg: { id: string; fetchId: number; url: string; method: string; headers: [string, string][]; body?: string | Uint8Array }): Promise<void> {
+    const { id, fetchId, ...req } = msg;
+    const perform =
+      this.o.fetcher ??
+      ((r: typeof req) => policyFetch(this.o.network, { type: 'fetch', id: 'py', ...r }, { maxBytes: this.o.maxToolAnswerBytes, timeoutMs: this.o.defaultTimeoutMs, owner: 'Python' }));
+    let answer;
+    try {
+      answer = { type: 'fetch-result', id, fetchId, ok: true, response: await perform(req) };
+    } catch (e) {
+      const w = toWireError(e);
+      answer = { type: 'fetch-result', id, fetchId, ok: false, error: { name: w.name, message: w.message, ...(w.code ? { code: w.code } : {}) } };
+    }
+    if (!this.dead) this.worker.post(answer);
   }
 
   private async init(modules: { path: string; source: string }[]): Promise<InitResult> {
@@ -207,6 +228,7 @@ export class WorkerSession implements AnswerTarget {
           fastExecute: o.fastExecute,
           pollMs: o.requestPollMs,
           limits: { resultBytes: o.maxResultBytes, toolArgBytes: o.maxToolArgBytes },
+          ...(o.confine ? { confine: { network: o.network } } : {}),
         },
         snapshot ? [snapshot.buffer as ArrayBuffer] : undefined,
       ),

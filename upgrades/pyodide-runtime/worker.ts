@@ -19,6 +19,7 @@ import { install } from './worker/install.ts';
 import { WorkerOutput } from './worker/output.ts';
 import { isFatal, jsError, openPort } from './worker/port.ts';
 import { startPython, type Started } from './worker/startup.ts';
+import type { Fetched } from '../../src/sandbox/protocol.ts';
 
 const port = await openPort();
 const output = new WorkerOutput(port);
@@ -26,6 +27,18 @@ const bridge = new WorkerBridge(port, output);
 let python: Started | undefined;
 /** Keeps this thread awake for a moment after each response: the next request usually follows. */
 let spinner = new LoopSpinner(0);
+
+/** Python's fetches waiting for the host, by fetch id. */
+const fetches = new Map<number, { resolve(r: Fetched): void; reject(e: Error): void }>();
+let fetchSeq = 0;
+/** Sends a request the network policy allows to the host, which performs it (and checks the policy again). */
+function fetchViaHost(req: { url: string; method: string; headers: [string, string][]; body?: string | Uint8Array }): Promise<Fetched> {
+  const fetchId = ++fetchSeq;
+  return new Promise((resolve, reject) => {
+    fetches.set(fetchId, { resolve, reject });
+    port.post({ type: 'fetch', id: output.run?.id ?? 'none', fetchId, ...req });
+  });
+}
 
 function reply(id: string, value: unknown, transfer?: Transferable[]): void {
   port.post({ type: 'response', id, ok: true, value }, transfer);
@@ -91,7 +104,7 @@ async function execute(p: Started, id: string, runId: string, code: string): Pro
 async function handle(msg: HostMessage): Promise<void> {
   if (msg.type === 'init') {
     spinner = new LoopSpinner(msg.pollMs);
-    python = await startPython(msg, port, output, bridge);
+    python = await startPython(msg, port, output, bridge, fetchViaHost);
     const { snapshot } = python.result;
     reply(msg.id, python.result, snapshot ? [snapshot.buffer as ArrayBuffer] : undefined);
     // The snapshot's buffer went to the host: keep no reference to it.
@@ -99,6 +112,13 @@ async function handle(msg: HostMessage): Promise<void> {
     return;
   }
   if (msg.type === 'tool-result') return bridge.resolveAsync(msg.callId, msg.status, msg.payload);
+  if (msg.type === 'fetch-result') {
+    const pending = fetches.get(msg.fetchId);
+    fetches.delete(msg.fetchId);
+    if (msg.ok) pending?.resolve(msg.response);
+    else pending?.reject(Object.assign(new TypeError(msg.error.message), { code: msg.error.code }));
+    return;
+  }
   const p = python;
   if (!p) return fail(msg.id, { type: 'RuntimeNotReady', message: 'the Python runtime is not initialized', traceback: '' });
   switch (msg.type) {
@@ -139,7 +159,7 @@ port.listen((raw) => {
     return fail(id, { type: 'ProtocolError', message: parsed.error, traceback: '' });
   }
   const msg = parsed.value;
-  if (msg.type === 'tool-result') {
+  if (msg.type === 'tool-result' || msg.type === 'fetch-result') {
     void handle(msg);
     return;
   }

@@ -5,6 +5,7 @@
  */
 import type { PyodideInterface } from 'pyodide';
 import { DEFAULT_PACKAGE_INDEX, type InitRequest, type PythonErrorInfo } from '../protocol.ts';
+import { allowInstallUrl } from './confine.ts';
 import { isNode } from './port.ts';
 
 /** What an install request answers. */
@@ -88,7 +89,14 @@ export async function install(py: PyodideInterface, lock: LockIndex, spec: { sou
   }
   // Node reads local wheels by path; a file: URL is turned into one.
   const target = indexed ? indexed.name : isNode && source.startsWith('file:') ? decodeURIComponent(new URL(source).pathname) : source;
-  const loaded = await py.loadPackage(target, opts);
+  // The host asked for this URL: a confined worker's fetch lets it through for this install only.
+  const revoke = /^https?:/.test(target) ? allowInstallUrl(new URL(target).href) : undefined;
+  let loaded: Awaited<ReturnType<PyodideInterface['loadPackage']>>;
+  try {
+    loaded = await py.loadPackage(target, opts);
+  } finally {
+    revoke?.();
+  }
   // loadPackage resolves [] instead of rejecting when a fetch fails: report what it logged.
   const added = Object.keys(py.loadedPackages).filter((p) => !before.has(p));
   if (!loaded.length && !added.length) {

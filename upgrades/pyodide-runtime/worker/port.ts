@@ -23,10 +23,26 @@ export async function openPort(): Promise<Port> {
       listen: (h) => parentPort!.on('message', h),
     };
   }
-  const scope = globalThis as unknown as { postMessage(m: unknown, t?: Transferable[]): void; addEventListener(t: string, h: (e: MessageEvent) => void): void };
+  // The host's first message carries the port that is this worker's only channel from then on
+  // (the confinement deletes the global postMessage before Python runs).
+  const scope = globalThis as unknown as {
+    addEventListener(t: string, h: (e: MessageEvent) => void): void;
+    removeEventListener(t: string, h: (e: MessageEvent) => void): void;
+  };
+  const port = await new Promise<MessagePort>((resolve) => {
+    const first = (e: MessageEvent) => {
+      if ((e.data as { type?: unknown } | null)?.type !== 'connect' || !e.ports[0]) return;
+      scope.removeEventListener('message', first);
+      resolve(e.ports[0]);
+    };
+    scope.addEventListener('message', first);
+  });
+  const post = port.postMessage.bind(port);
   return {
-    post: (m, t) => scope.postMessage(m, t ?? []),
-    listen: (h) => scope.addEventListener('message', (e) => h(e.data)),
+    post: (m, t) => post(m, t ?? []),
+    listen: (h) => {
+      port.onmessage = (e) => h(e.data);
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import type { InitRequest, InitResult } from '../protocol.ts';
 import { BRIDGE_MODULE, RUNNER_MODULE, SNAPSHOT_PREIMPORTS } from '../python-prelude.ts';
 import type { WorkerBridge } from './bridge.ts';
 import { snapshotProblem } from './snapshot-header.ts';
+import { confinePython, shimProcessBinding, type ConfineOptions } from './confine.ts';
 import { LIB_DIR, WORKSPACE_DIR, writeModules } from './files.ts';
 import { lockIndex, readLock, type LockIndex } from './install.ts';
 import type { WorkerOutput } from './output.ts';
@@ -80,8 +81,29 @@ function writePrelude(py: PyodideInterface): void {
   py.FS.writeFile(`${LIB_DIR}/armature_runner.py`, RUNNER_MODULE);
 }
 
-/** Starts Python as `req` asks; reports progress on `port`. */
-export async function startPython(req: InitRequest, port: Port, output: WorkerOutput, bridge: WorkerBridge): Promise<Started> {
+/** URLs of the files Pyodide's loader may fetch for itself: its lock file's packages, from either index. */
+function ownUrls(req: InitRequest, lockText: string): Set<string> {
+  const urls = new Set<string>();
+  const lock = JSON.parse(lockText) as { packages: Record<string, { file_name?: string }> };
+  for (const base of [req.indexURL, req.packageIndexURL]) {
+    if (!/^https?:/.test(base)) continue;
+    for (const name of ['pyodide-lock.json', 'pyodide.asm.wasm', 'pyodide.asm.js', 'python_stdlib.zip']) urls.add(`${base}${name}`);
+    for (const p of Object.values(lock.packages)) if (p.file_name) urls.add(new URL(p.file_name, base).href);
+  }
+  return urls;
+}
+
+/**
+ * Starts Python as `req` asks; reports progress on `port`. With `req.confine`, Python's reach is
+ * confined before `ready` (see `confine.ts`); `fetchViaHost` performs the requests its policy allows.
+ */
+export async function startPython(
+  req: InitRequest,
+  port: Port,
+  output: WorkerOutput,
+  bridge: WorkerBridge,
+  fetchViaHost?: ConfineOptions['fetchViaHost'],
+): Promise<Started> {
   const progress = (stage: 'fetch' | 'compile' | 'stdlib' | 'ready', percent: number, message?: string) =>
     port.post(message ? { type: 'progress', id: req.id, stage, percent, message } : { type: 'progress', id: req.id, stage, percent });
   output.configure(req.stdoutFlushMs, req.output);
@@ -93,6 +115,8 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
   }
   progress('fetch', 40);
   progress('compile', 40, 'compiling the WebAssembly module');
+  // Under Node's permission model Pyodide's NODEFS would fail at start-up without this.
+  if (req.confine && isNode) shimProcessBinding();
   if (isNode) await requireEmscriptenModule(req.indexURL);
   const lockText = await readLock(req);
   let stdlibReported = false;
@@ -179,6 +203,13 @@ export async function startPython(req: InitRequest, port: Port, output: WorkerOu
   // resolve there. The working directory is file-system state, not heap: set after any restore.
   py.FS.mkdirTree(WORKSPACE_DIR);
   py.FS.chdir(WORKSPACE_DIR);
+  if (req.confine) {
+    confinePython(py, {
+      network: req.confine.network,
+      ownUrls: ownUrls(req, lockText),
+      fetchViaHost: fetchViaHost ?? (() => Promise.reject(new TypeError('fetch: no host is connected to perform it'))),
+    });
+  }
   progress('ready', 100);
   const version = py.runPython('import sys; sys.version.split()[0]') as string;
   const result: InitResult = { pythonVersion: version, pyodideVersion: py.version, transport: req.transport, fromSnapshot, snapshot };

@@ -1,0 +1,158 @@
+/**
+ * Node: a child process confined from outside, speaking frames with its host over fd 3. Started
+ * with the permission model (`confinementFlags`: read access to the listed paths only, writes
+ * only to the listed ones, no child processes, worker threads only when asked, no native addons),
+ * no code generation from strings, a heap cap and an empty environment. On Linux the host also watches the child's
+ * resident memory, which the heap cap alone does not bound (ArrayBuffers, WebAssembly memory).
+ * Both confined workers (`node-host.ts`) and Python's confined runtime use it.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { encodeFrame, FrameReader } from './frames.ts';
+import { confinementFlags } from './node-permission.ts';
+import type { TransportExit } from './transport.ts';
+
+/** How often the host reads a child's resident memory, in ms. */
+const RSS_CHECK_MS = 100;
+/** Characters of the child's stderr kept for error reports. */
+const STDERR_TAIL = 4096;
+
+/** Options of {@link spawnConfinedChild}. */
+export interface ConfinedChildOptions {
+  /** The plain-JavaScript module the child runs (readable by it). */
+  entry: string;
+  /** Further paths (files or folders) the child may read. Default: none. */
+  read?: readonly string[];
+  /** Paths (files or folders) the child may write and read. Default: none. */
+  write?: readonly string[];
+  /** Whether the child may start worker threads. Default: false. */
+  workers?: boolean;
+  /** V8 heap cap of the child's main thread, in MiB. */
+  heapMb: number;
+  /** Resident memory past which the host kills the child (Linux), in MiB. */
+  rssLimitMb: number;
+  /** Largest frame accepted from the child, in bytes: a longer one is refused from its header and the child is killed. */
+  maxFrameBytes: number;
+  /** Further flags, e.g. `--experimental-vm-modules`. Default: none. */
+  flags?: readonly string[];
+}
+
+/** The host's side of a confined child. */
+export interface ConfinedChild {
+  readonly pid?: number;
+  /** Sends one message; throws `FrameTooLargeError` past `maxBytes`, or the serializer's error. */
+  post(msg: unknown, maxBytes?: number, what?: string): void;
+  /** Every message the child sends, not yet validated. */
+  onMessage(handler: (raw: unknown) => void): void;
+  /** The child stopped without being asked to (called at most once; never after `terminate`). */
+  onExit(handler: (exit: TransportExit) => void): void;
+  /** Kills the child and waits for it to be gone. */
+  terminate(): Promise<void>;
+  /**
+   * Whether the child holds the host's event loop open. Off by default, so a child nobody
+   * terminates does not keep the host alive; on while the host waits for an answer.
+   */
+  keepAlive(on: boolean): void;
+}
+
+/** Resident memory of process `pid` in MiB (Linux), or undefined where it cannot be read. */
+export function residentMb(pid: number): number | undefined {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a confined child. */
+export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
+  const flags = confinementFlags({ read: [o.entry, ...(o.read ?? [])], write: o.write, workers: o.workers, memoryMb: o.heapMb, extra: o.flags });
+  const child = spawn(process.execPath, [...flags, o.entry], { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], windowsHide: true });
+  const channel = child.stdio[3] as Readable & Writable;
+  const stdout = child.stdout!;
+  const stderr = child.stderr!;
+  let tail = '';
+  stderr.setEncoding('utf8');
+  stderr.on('data', (s: string) => {
+    tail = (tail + s).slice(-STDERR_TAIL);
+  });
+  stdout.resume();
+  // A child nobody terminates must not keep the host alive; work in flight holds its own timers.
+  child.unref();
+  for (const s of [channel, stdout, stderr] as unknown as { unref?(): void }[]) s.unref?.();
+
+  let handler: (raw: unknown) => void = () => undefined;
+  let exitHandler: (e: TransportExit) => void = () => undefined;
+  /** Set once the child is gone or being killed on purpose: no exit is reported after that. */
+  let ended = false;
+  let cause: TransportExit | undefined;
+  let markExited!: () => void;
+  const exited = new Promise<void>((resolve) => (markExited = resolve));
+
+  const stop = (why: TransportExit) => {
+    if (ended) return;
+    cause ??= why;
+    child.kill('SIGKILL');
+  };
+  const reader = new FrameReader(o.maxFrameBytes, {
+    message: (v) => handler(v),
+    oversize: (bytes) => stop({ reason: 'oversize', detail: `it sent a message of ${bytes} bytes; the limit is ${o.maxFrameBytes}` }),
+    malformed: (e) => stop({ reason: 'exit', detail: `it sent a malformed message (${e.message})` }),
+  });
+  channel.on('data', (chunk: Buffer) => reader.push(chunk));
+  channel.on('error', () => undefined);
+
+  const watch = setInterval(() => {
+    const mb = child.pid === undefined ? undefined : residentMb(child.pid);
+    if (mb !== undefined && mb > o.rssLimitMb) stop({ reason: 'memory', detail: `its resident memory reached ${Math.round(mb)} MiB (limit ${o.rssLimitMb} MiB)` });
+  }, RSS_CHECK_MS);
+  watch.unref();
+
+  const finish = (why: () => TransportExit) => {
+    clearInterval(watch);
+    markExited();
+    const wasEnded = ended;
+    ended = true;
+    if (!wasEnded) exitHandler(why());
+  };
+  child.once('error', (e) => {
+    // Only a child that never started reports no exit after its error.
+    if (child.pid === undefined) finish(() => ({ reason: 'error', detail: `it could not start: ${e.message}` }));
+  });
+  child.once('exit', (code, signal) =>
+    finish(() => {
+      if (cause) return cause;
+      if (/heap out of memory|Reached heap limit|allocation failed/i.test(tail)) return { reason: 'memory', detail: `its heap reached the ${o.heapMb} MiB limit` };
+      return { reason: 'exit', detail: `it exited (${signal ?? `code ${code}`})${tail.trim() ? `: ${tail.trim().slice(-600)}` : ''}` };
+    }),
+  );
+
+  return {
+    pid: child.pid,
+    post(msg, maxBytes, what) {
+      const frame = encodeFrame(msg, maxBytes, what);
+      if (!ended) channel.write(frame);
+    },
+    onMessage(h) {
+      handler = h;
+    },
+    onExit(h) {
+      exitHandler = h;
+    },
+    keepAlive(on) {
+      for (const h of [child, channel] as unknown as { ref?(): void; unref?(): void }[]) (on ? h.ref : h.unref)?.call(h);
+    },
+    async terminate() {
+      if (!ended) {
+        ended = true;
+        // Waiting for the exit needs the child's handle to hold the event loop open again.
+        child.ref();
+        child.kill('SIGKILL');
+      }
+      clearInterval(watch);
+      await exited;
+    },
+  };
+}

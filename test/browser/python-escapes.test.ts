@@ -1,0 +1,134 @@
+// Python, attacked as an agent would attack it, in Chromium's confined Web Worker: each escape fails
+// with a clear Python exception, and nothing outside happens (the page database is unchanged, the
+// servers got no request, no message reached the page outside the runtime's private channel).
+import { expect } from 'chai';
+import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
+import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
+import { REACH_SCAN } from '../helpers/python-reach-scan.ts';
+
+const token = () => `t${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
+const hitsOf = async (t: string): Promise<string[]> => (await fetch(`/__armature/test-probe/hits/${t}`)).json();
+
+/** Every Worker the page creates, and what each one posts on its global channel. */
+const globalMessages: unknown[] = [];
+const RealWorker = globalThis.Worker;
+class WatchedWorker extends RealWorker {
+  constructor(url: string | URL, options?: WorkerOptions) {
+    super(url, options);
+    this.addEventListener('message', (e) => globalMessages.push(e.data));
+  }
+}
+
+describe('Python cannot reach the page (Chromium)', () => {
+  let rt: PyodideRuntimeApi;
+  let crossOrigin: string;
+  const events: { type: string; payload: { runId?: string } }[] = [];
+
+  before(async () => {
+    crossOrigin = (await (await fetch('/__armature/test-probe/cors-origin')).json()).origin;
+    globalThis.Worker = WatchedWorker;
+    try {
+      rt = createPyodideRuntime({}, { emit: (type, payload) => events.push({ type, payload: payload as { runId?: string } }) });
+      await rt.init();
+    } finally {
+      globalThis.Worker = RealWorker;
+    }
+  });
+  after(() => rt.dispose());
+
+  async function refused(code: string, type: RegExp, message: RegExp) {
+    const r = await rt.execute(code);
+    expect(r.ok, `escaped: ${JSON.stringify(r.ok && r.value)}`).to.equal(false);
+    if (!r.ok) {
+      expect(r.error.type).to.match(type);
+      expect(`${r.error.message}\n${r.error.traceback}`).to.match(message);
+    }
+  }
+
+  it('the worker script is served with a CSP forbidding eval', async () => {
+    const res = await fetch('/upgrades/pyodide-runtime/worker.ts');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).to.match(/script-src 'self' 'wasm-unsafe-eval'/);
+    expect(csp).to.not.match(/'unsafe-eval'/);
+  });
+
+  it('js.process (fs, env, child_process, exit) does not exist', async () => {
+    for (const code of ["js.process.getBuiltinModule('fs').readFileSync('/etc/hostname')", 'js.process.env', "js.process.getBuiltinModule('child_process')", 'js.process.exit()']) {
+      await refused(`import js\n${code}`, /^AttributeError$/, /process/);
+    }
+  });
+
+  it('import pyodide_js gives no file system, no module, no runPython; NODEFS cannot be mounted', async () => {
+    for (const name of ['FS', '_module', 'runPython', 'loadPackage']) await refused(`import pyodide_js\npyodide_js.${name}`, /^AttributeError$/, new RegExp(name));
+    await refused('import pyodide_js\npyodide_js.FS.mount(pyodide_js.FS.filesystems.NODEFS, {"root": "/"}, "/mnt")', /^AttributeError$/, /FS/);
+  });
+
+  it("run_js and any JavaScript function's .constructor evaluate nothing (the CSP)", async () => {
+    await refused('from pyodide.code import run_js\nrun_js("self")', /ImportError|AttributeError/, /eval/);
+    await refused('import js\njs.setTimeout.constructor("return self")()', /^JsException$/, /unsafe-eval|Content Security Policy|EvalError/);
+  });
+
+  it('js.indexedDB does not exist; the page database is unchanged', async () => {
+    const name = `armature-python-probe-${token()}`;
+    await new Promise<void>((resolve, reject) => {
+      const open = indexedDB.open(name, 1);
+      open.onupgradeneeded = () => open.result.createObjectStore('s').put('page value', 'k');
+      open.onsuccess = () => (open.result.close(), resolve());
+      open.onerror = () => reject(open.error);
+    });
+    const before = (await indexedDB.databases()).map((d) => `${d.name}@${d.version}`).sort();
+    await refused(`import js\njs.indexedDB.deleteDatabase(${JSON.stringify(name)})`, /^AttributeError$/, /indexedDB/);
+    await refused('import js\njs.caches.keys()', /^AttributeError$/, /caches/);
+    expect((await indexedDB.databases()).map((d) => `${d.name}@${d.version}`).sort()).to.deep.equal(before);
+  });
+
+  it('js.fetch and pyfetch reach neither the page origin nor a CORS-open server; the servers got no request', async () => {
+    for (const base of [location.origin, crossOrigin]) {
+      const t = token();
+      const url = `${base}/__armature/test-probe/hit/${t}`;
+      await refused(`import js\nawait js.fetch("${url}")`, /JsException|TypeError/, /refused: the network policy allows no origin/);
+      await refused(`from pyodide.http import pyfetch\nawait pyfetch("${url}")`, /JsException|TypeError|AbortError|OSError/, /refused: the network policy allows no origin/);
+      await refused(`import js\nxhr = js.XMLHttpRequest.new()\nxhr.open("GET", "${url}", False)\nxhr.send()`, /^AttributeError$/, /XMLHttpRequest/);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await hitsOf(t), `requests reached ${base}`).to.deep.equal([]);
+    }
+  });
+
+  it('js.postMessage cannot forge a protocol message; nothing arrives on the worker\'s global channel', async () => {
+    const before = events.length;
+    await refused("import js\njs.postMessage({'type': 'response', 'id': 'run-1', 'ok': True, 'value': 'forged'})", /^AttributeError$/, /postMessage/);
+    await refused("import js\njs.BroadcastChannel.new('x').postMessage('forged')", /^AttributeError$/, /BroadcastChannel/);
+    await new Promise((r) => setTimeout(r, 100));
+    // The runtime talks over its private port: its Worker's global channel carries nothing at all.
+    expect(globalMessages).to.deep.equal([]);
+    const runIds = new Set(events.slice(before).map((e) => e.payload.runId).filter(Boolean));
+    expect(runIds.size).to.equal(2);
+  });
+
+  it('walking every JavaScript object Python can reach finds only the policed fetch', async () => {
+    const r = await rt.execute(REACH_SCAN, { timeoutMs: 120_000 });
+    expect(r.ok, JSON.stringify(r)).to.equal(true);
+    const [roots, found] = r.ok ? (r.value as [number, string[]]) : [0, []];
+    expect(roots).to.be.greaterThan(0);
+    expect(found.filter((f) => !/(^|\.)fetch$/.test(f))).to.deep.equal([]);
+  });
+});
+
+describe('a network policy in Chromium', () => {
+  it('an allowed origin is reached through the page, and nothing else', async () => {
+    const crossOrigin = (await (await fetch('/__armature/test-probe/cors-origin')).json()).origin;
+    const rt = createPyodideRuntime({ network: [crossOrigin] }, { emit: () => undefined });
+    try {
+      const t = token();
+      const ok = await rt.execute(`from pyodide.http import pyfetch\nr = await pyfetch("${crossOrigin}/__armature/test-probe/hit/${t}")\n(r.status, await r.json())`);
+      expect(ok.ok && ok.value, JSON.stringify(ok)).to.deep.equal([200, { probe: 'cross-origin', path: `/__armature/test-probe/hit/${t}` }]);
+      expect(await hitsOf(t)).to.deep.equal([`GET /__armature/test-probe/hit/${t}`]);
+      const other = token();
+      const no = await rt.execute(`import js\nawait js.fetch("${location.origin}/__armature/test-probe/hit/${other}")`);
+      expect(!no.ok && no.error.message).to.match(/refused: the network policy allows http/);
+      expect(await hitsOf(other)).to.deep.equal([]);
+    } finally {
+      await rt.dispose();
+    }
+  });
+});

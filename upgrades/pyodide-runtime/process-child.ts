@@ -1,0 +1,224 @@
+/**
+ * Entry of the confined child of `process` isolation (bundled to plain JavaScript; see
+ * `process-link.ts`). It runs the Pyodide runtime's host side — its worker thread, the interrupt
+ * buffer, the `call_tool` slot and the output ring all stay inside this process — under Node's
+ * permission model with an empty environment, and speaks `process-protocol.ts` with the real host
+ * over fd 3: API calls in, results, events and state out; `call_tool`, fetches and the start-up
+ * snapshot cache go to the host, which decides. Python runs in the worker, confined (`worker/confine.ts`).
+ */
+import { Socket } from 'node:net';
+import { encodeFrame, FrameReader, FrameTooLargeError } from '../../src/sandbox/frames.ts';
+import type { Fetched } from '../../src/sandbox/protocol.ts';
+import { toWireError } from '../../src/sandbox/agent-scope.ts';
+import { ToChildSchema, type ChildOptions, type FromChild, type Method } from './process-protocol.ts';
+import { parseMessage, type PythonErrorInfo } from './protocol.ts';
+import { createWorkerRuntime } from './runtime.ts';
+import { resolveOptions } from './runtime-options.ts';
+import type { PyodideRuntimeApi, RuntimeHost, ToolCallHandler, WorkspaceLike } from './runtime-types.ts';
+import type { BlobCache } from '../../src/platform/platform.ts';
+
+const channel = new Socket({ fd: 3, readable: true, writable: true });
+/** Largest message this child sends; the host refuses longer ones anyway. Set by `start`. */
+let maxSend = 64 * 1024 * 1024;
+
+function send(msg: FromChild): void {
+  channel.write(encodeFrame(msg, maxSend, `the ${msg.type} message`));
+}
+
+let runtime: PyodideRuntimeApi | undefined;
+let seq = 0;
+const toolAnswers = new Map<string, (r: Awaited<ReturnType<ToolCallHandler>>) => void>();
+const fetches = new Map<string, { resolve(r: Fetched): void; reject(e: Error): void }>();
+const cacheOps = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
+
+/** One operation on the host's store of this child's start-up snapshots. */
+function cacheOp(req: { op: 'get' | 'delete'; key: string } | { op: 'put'; key: string; bytes: Uint8Array } | { op: 'keys' }): Promise<unknown> {
+  const id = `k${++seq}`;
+  return new Promise((resolve, reject) => {
+    cacheOps.set(id, { resolve, reject });
+    try {
+      send({ type: 'cache', id, ...req });
+    } catch (e) {
+      cacheOps.delete(id);
+      reject(e as Error);
+    }
+  });
+}
+
+/** The start-up snapshot cache: the host keeps the blobs (this child may write nowhere but its package folder). */
+const snapshotCache: BlobCache = {
+  // A copy: the bytes arrive as a view into the received frame, at any offset; the worker is
+  // given the buffer itself and reads it as 32-bit words.
+  get: async (key) => ((await cacheOp({ op: 'get', key })) as Uint8Array | undefined)?.slice(),
+  put: async (key, bytes) => void (await cacheOp({ op: 'put', key, bytes })),
+  delete: async (key) => void (await cacheOp({ op: 'delete', key })),
+  keys: () => cacheOp({ op: 'keys' }) as Promise<string[]>,
+};
+
+/** The files of the `syncWorkspace` in progress: the host sends them in, and takes back what Python changed. */
+let syncing: { files: Map<string, { data: Uint8Array; mtime: number }>; written: { path: string; data: Uint8Array }[] } | undefined;
+const workspace: WorkspaceLike = {
+  list: () => [...(syncing?.files ?? new Map()).entries()].map(([path, f]) => ({ path, size: f.data.byteLength, mtime: f.mtime })),
+  read: (path) => {
+    const f = syncing?.files.get(path);
+    if (!f) throw new Error(`[syncWorkspace] ${path} was not sent`);
+    return f.data;
+  },
+  write: async (path, data) => {
+    syncing?.written.push({ path, data });
+  },
+};
+
+// The runtime's warnings (a snapshot that did not restore, ...) are the host's to print: this
+// child's stderr is only kept for crash reports.
+console.warn = (...args: unknown[]) => {
+  try {
+    send({ type: 'warn', id: 'warn', message: args.map(String).join(' ').slice(0, 4096) });
+  } catch {
+    // The channel is gone: nobody is left to tell.
+  }
+};
+
+function sendState(): void {
+  if (runtime) send({ type: 'state', id: 'state', state: runtime.getState() });
+}
+
+const host: RuntimeHost = {
+  emit(type, payload) {
+    send({ type: 'event', id: 'event', event: { type, payload } as never });
+    if (type === 'python:state' || type === 'python:finished' || type === 'python:package-installed') sendState();
+  },
+  workspace,
+};
+
+const onToolCall: ToolCallHandler = (name, args, instance) =>
+  new Promise((resolve) => {
+    const id = `t${++seq}`;
+    toolAnswers.set(id, resolve);
+    try {
+      send(instance === undefined ? { type: 'tool', id, name, args } : { type: 'tool', id, name, args, instance });
+    } catch (e) {
+      toolAnswers.delete(id);
+      resolve({ ok: false, error: { code: e instanceof FrameTooLargeError ? 'ARGUMENTS_TOO_LARGE' : 'BRIDGE_FAILED', message: (e as Error).message } });
+    }
+  });
+
+function fetchViaHost(req: { url: string; method: string; headers: [string, string][]; body?: string | Uint8Array }): Promise<Fetched> {
+  const id = `f${++seq}`;
+  return new Promise((resolve, reject) => {
+    fetches.set(id, { resolve, reject });
+    send({ type: 'fetch', id, ...req });
+  });
+}
+
+function start(options: ChildOptions, modules: { path: string; source: string }[]): void {
+  maxSend = Math.max(options.maxResultBytes, options.maxSyncBytes, options.maxToolArgBytes, 32 * 1024 * 1024) + 1024 * 1024;
+  const { snapshot, ...rest } = options;
+  const o = resolveOptions({ ...rest, isolation: 'thread', modules: () => modules, snapshot: snapshot ? 'persist' : 'off', snapshotCache });
+  // The worker confines Python; what its policy allows the host performs.
+  o.confine = true;
+  o.fetcher = fetchViaHost;
+  runtime = createWorkerRuntime(o, onToolCall, host);
+  runtime.setToolCallHandler(onToolCall, (call) => send({ type: 'bridge-call', id: 'bridge', call }));
+}
+
+async function call(rt: PyodideRuntimeApi, method: Method, args: unknown[]): Promise<unknown> {
+  switch (method) {
+    case 'init':
+      return rt.init();
+    case 'execute':
+      return rt.execute(args[0] as string, args[1] as { timeoutMs?: number; runId?: string });
+    case 'installPackage':
+      return rt.installPackage(args[0] as string | { fileName: string; bytes: Uint8Array });
+    case 'listPackages':
+      return rt.listPackages();
+    case 'syncWorkspace': {
+      const files = (args[1] ?? []) as { path: string; data: Uint8Array; mtime: number }[];
+      syncing = { files: new Map(files.map((f) => [f.path, { data: f.data, mtime: f.mtime }])), written: [] };
+      try {
+        const report = await rt.syncWorkspace(args[0] as 'in' | 'out' | 'both');
+        return { report, written: syncing.written };
+      } finally {
+        syncing = undefined;
+      }
+    }
+    case 'restart':
+      return rt.restart();
+    case 'reset':
+      return rt.reset();
+    case 'setPythonModules':
+      return rt.setPythonModules(args[0] as { path: string; source: string }[]);
+    case 'dispose':
+      return rt.dispose();
+  }
+}
+
+function errorInfo(e: unknown): PythonErrorInfo {
+  const info = (e as { info?: PythonErrorInfo }).info;
+  if (info) return info;
+  const w = toWireError(e);
+  return { type: w.name || 'Error', message: w.message, traceback: '' };
+}
+
+const reader = new FrameReader(0xffff_ffff, {
+  message(raw) {
+    const parsed = parseMessage(ToChildSchema, raw);
+    if (!parsed.ok) return;
+    const msg = parsed.value;
+    switch (msg.type) {
+      case 'start':
+        start(msg.options, msg.modules);
+        sendState();
+        return;
+      case 'call': {
+        const rt = runtime;
+        if (!rt) return send({ type: 'result', id: msg.id, ok: false, error: { type: 'RuntimeNotReady', message: 'the child was not started', traceback: '' } });
+        void call(rt, msg.method, msg.args).then(
+          (value) => {
+            try {
+              send({ type: 'result', id: msg.id, ok: true, value });
+            } catch (e) {
+              send({ type: 'result', id: msg.id, ok: false, error: errorInfo(e) });
+            }
+            sendState();
+          },
+          (e) => {
+            send({ type: 'result', id: msg.id, ok: false, error: errorInfo(e) });
+            sendState();
+          },
+        );
+        return;
+      }
+      case 'tool-result': {
+        const resolve = toolAnswers.get(msg.id);
+        toolAnswers.delete(msg.id);
+        resolve?.(msg.result);
+        return;
+      }
+      case 'fetch-result': {
+        const pending = fetches.get(msg.id);
+        fetches.delete(msg.id);
+        if (msg.ok) pending?.resolve(msg.response);
+        else pending?.reject(Object.assign(new TypeError(msg.error.message), { code: msg.error.code }));
+        return;
+      }
+      case 'cache-result': {
+        const pending = cacheOps.get(msg.id);
+        cacheOps.delete(msg.id);
+        if (msg.ok) pending?.resolve(msg.value);
+        else pending?.reject(new Error(msg.message));
+        return;
+      }
+      case 'interrupt':
+        runtime?.interrupt();
+        return;
+    }
+  },
+  oversize() {},
+  malformed() {},
+});
+channel.on('data', (chunk: Buffer) => reader.push(chunk));
+// The host went away: nothing is left to serve.
+channel.on('close', () => process.exit(0));
+channel.on('error', () => process.exit(0));
+send({ type: 'hello', id: 'hello' });

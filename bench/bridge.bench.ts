@@ -9,8 +9,10 @@ import { benchToolHandler, measureTransport } from './bridge-cases.ts';
 import { withBenchPage } from './browser/run-page.ts';
 import type { BenchRow } from './types.ts';
 
+// The transports are measured in a worker of this process (isolation: 'thread'); the confined
+// child process around them is measured side by side in confinement.bench.ts.
 async function node(transport: Transport, polling = true): Promise<BenchRow[]> {
-  const rt = createPyodideRuntime({ transport, onToolCall: benchToolHandler, defaultTimeoutMs: 600_000, bridgePollMs: polling ? undefined : 0 }, { emit: () => undefined });
+  const rt = createPyodideRuntime({ isolation: 'thread', transport, onToolCall: benchToolHandler, defaultTimeoutMs: 600_000, bridgePollMs: polling ? undefined : 0 }, { emit: () => undefined });
   try {
     await rt.init();
     if (!polling) return await measureTransport((code) => rt.execute(code), `Node ${transport} without polling`, { tinyOnly: true });
@@ -26,7 +28,7 @@ async function nodeFullStack(): Promise<BenchRow[]> {
   const persona = { id: 'bench', name: 'bench', description: 'bench', upgrades: [], tools: ['*'], skills: [] };
   const runner = createToolRunner({ bus, persona });
   runner.registerTools([{ name: 'tiny', description: 'Returns 1.', module: 'Bench', pythonCallable: true, inputSchema: { type: 'object', properties: {} } }], () => 1);
-  const rt = createPyodideRuntime({ defaultTimeoutMs: 600_000 }, { emit: (t, p) => bus.emit(t, p) });
+  const rt = createPyodideRuntime({ isolation: 'thread', defaultTimeoutMs: 600_000 }, { emit: (t, p) => bus.emit(t, p) });
   createPythonTool({ runtime: rt, runner, persona, bus });
   try {
     await rt.init();

@@ -36,11 +36,15 @@ export interface ConfinedChildOptions {
   maxFrameBytes: number;
   /** Further flags, e.g. `--experimental-vm-modules`. Default: none. */
   flags?: readonly string[];
+  /** Extra pipes after fd 3 (fd 4, 5, ...), handed back as `pipes`. Default: 0. */
+  extraPipes?: number;
 }
 
 /** The host's side of a confined child. */
 export interface ConfinedChild {
   readonly pid?: number;
+  /** The host's ends of the extra pipes (fd 4, 5, ... in the child). */
+  readonly pipes: (Readable & Writable)[];
   /** Sends one message; throws `FrameTooLargeError` past `maxBytes`, or the serializer's error. */
   post(msg: unknown, maxBytes?: number, what?: string): void;
   /** Every message the child sends, not yet validated. */
@@ -69,7 +73,9 @@ export function residentMb(pid: number): number | undefined {
 /** Starts a confined child. */
 export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
   const flags = confinementFlags({ read: [o.entry, ...(o.read ?? [])], write: o.write, workers: o.workers, memoryMb: o.heapMb, extra: o.flags });
-  const child = spawn(process.execPath, [...flags, o.entry], { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], windowsHide: true });
+  const extra = Array.from({ length: o.extraPipes ?? 0 }, () => 'pipe' as const);
+  const child = spawn(process.execPath, [...flags, o.entry], { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', ...extra], windowsHide: true });
+  const pipes = extra.map((_, i) => child.stdio[4 + i] as Readable & Writable);
   const channel = child.stdio[3] as Readable & Writable;
   const stdout = child.stdout!;
   const stderr = child.stderr!;
@@ -81,7 +87,8 @@ export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
   stdout.resume();
   // A child nobody terminates must not keep the host alive; work in flight holds its own timers.
   child.unref();
-  for (const s of [channel, stdout, stderr] as unknown as { unref?(): void }[]) s.unref?.();
+  for (const s of [channel, stdout, stderr, ...pipes] as unknown as { unref?(): void }[]) s.unref?.();
+  for (const p of pipes) p.on('error', () => undefined);
 
   let handler: (raw: unknown) => void = () => undefined;
   let exitHandler: (e: TransportExit) => void = () => undefined;
@@ -131,6 +138,7 @@ export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
 
   return {
     pid: child.pid,
+    pipes,
     post(msg, maxBytes, what) {
       const frame = encodeFrame(msg, maxBytes, what);
       if (!ended) channel.write(frame);
@@ -142,7 +150,7 @@ export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
       exitHandler = h;
     },
     keepAlive(on) {
-      for (const h of [child, channel] as unknown as { ref?(): void; unref?(): void }[]) (on ? h.ref : h.unref)?.call(h);
+      for (const h of [child, channel, ...pipes] as unknown as { ref?(): void; unref?(): void }[]) (on ? h.ref : h.unref)?.call(h);
     },
     async terminate() {
       if (!ended) {

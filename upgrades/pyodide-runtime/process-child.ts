@@ -18,6 +18,13 @@ import type { PyodideRuntimeApi, RuntimeHost, ToolCallHandler, WorkspaceLike } f
 import type { BlobCache } from '../../src/platform/platform.ts';
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
+/** The pipe the Pyodide worker itself reads and writes for `call_tool` (never read or written here). */
+const TOOL_PIPE_FD = 4;
+// Opening it as a socket (neither read nor written) makes the descriptor non-blocking, so the
+// worker can spin on it before sleeping (see ToolPipeClient); kept referenced so it stays open.
+const toolPipeHold = new Socket({ fd: TOOL_PIPE_FD, readable: false, writable: false });
+/** Set and notified when the host says an answer waits in the pipe for a worker that went to sleep. */
+const toolPipeWake = new SharedArrayBuffer(4);
 /** Largest message this child sends; the host refuses longer ones anyway. Set by `start`. */
 let maxSend = 64 * 1024 * 1024;
 
@@ -118,6 +125,8 @@ function start(options: ChildOptions, modules: { path: string; source: string }[
   // The worker confines Python; what its policy allows the host performs.
   o.confine = true;
   o.fetcher = fetchViaHost;
+  // call_tool goes from the worker to the host over this pipe, not through this thread.
+  o.toolPipe = { fd: TOOL_PIPE_FD, wake: toolPipeWake };
   runtime = createWorkerRuntime(o, onToolCall, host);
   runtime.setToolCallHandler(onToolCall, (call) => send({ type: 'bridge-call', id: 'bridge', call }));
 }
@@ -212,6 +221,12 @@ const reader = new FrameReader(0xffff_ffff, {
       case 'interrupt':
         runtime?.interrupt();
         return;
+      case 'wake': {
+        const word = new Int32Array(toolPipeWake);
+        Atomics.store(word, 0, 1);
+        Atomics.notify(word, 0);
+        return;
+      }
     }
   },
   oversize() {},

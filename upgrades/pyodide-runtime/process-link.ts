@@ -91,6 +91,8 @@ export async function startPythonChild(o: PythonChildOptions): Promise<{ child: 
       heapMb: CHILD_HEAP_MB,
       rssLimitMb: o.memoryMb,
       maxFrameBytes: o.maxFrameBytes,
+      // fd 4: the pipe the child's Pyodide worker uses for call_tool.
+      extraPipes: 1,
     }),
     workerUrl: pathToFileURL(worker).href,
     indexURL: `${index}/`,

@@ -15,12 +15,15 @@ import { toWireError } from '../../src/sandbox/agent-scope.ts';
 import { policyFetch } from '../../src/sandbox/network-policy.ts';
 import type { ConfinedChild } from '../../src/sandbox/confined-child.ts';
 import type { TransportExit } from '../../src/sandbox/transport.ts';
-import { toAnswer } from '../../src/bridge/marshal.ts';
+import { MarshalTooLargeError, toAnswer } from '../../src/bridge/marshal.ts';
+import { answerFrame, ToolPipeReader } from '../../src/bridge/tool-pipe.ts';
+import { parseToolJson } from '../../src/bridge/tool-request.ts';
+import { TOOL_STATUS } from './python-prelude.ts';
 import { z } from 'zod';
 import { hintFor } from './hints.ts';
 import { nextId } from './ids.ts';
 import { FromChildSchema, StateSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
-import { PythonErrorSchema, parseMessage, type PackageInfo, type PythonErrorInfo } from './protocol.ts';
+import { PythonErrorSchema, ToolCallMessageSchema, parseMessage, type PackageInfo, type PythonErrorInfo } from './protocol.ts';
 import { packageCacheDirFor, type ResolvedOptions } from './runtime-options.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from './runtime-types.ts';
 import { cycleError, cycleFailure, runInToolScope } from './tool-call-scope.ts';
@@ -69,15 +72,23 @@ interface Link {
   indexURL: string;
   pending: Map<string, (answer: Answer) => void>;
   dead: boolean;
-  /** Run ids of `execute` calls sent and not answered: the only runs the child may report on. */
-  queued: Set<string>;
+  /** Run ids of `execute` calls sent and not answered, with their timeouts: the only runs the child may report on. */
+  queued: Map<string, number>;
   /** The run the child reported started and not yet finished. */
   current?: string;
   /** Warnings the child sent (only the first {@link MAX_CHILD_WARNINGS} are printed). */
   warnings: number;
+  /** Ends the current run's `call_tool`s at its timeout (the child interrupts Python then too). */
+  runTimer?: ReturnType<typeof setTimeout>;
   /** When the child said hello (its channel is up). */
   hello: Promise<void>;
   sayHello(): void;
+  /** `call_tool` requests from the worker's pipe being answered, by call id. */
+  calls: Set<number>;
+  /** Calls whose worker went to sleep waiting for the answer: it needs a wake-up. */
+  sleepers: Set<number>;
+  /** Writes a frame on the worker's pipe. */
+  writeFrame(frame: Uint8Array): void;
 }
 
 /**
@@ -124,6 +135,9 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
   const died = (l: Link, exit: TransportExit) => {
     if (l.dead) return;
     l.dead = true;
+    l.calls.clear();
+    l.sleepers.clear();
+    clearTimeout(l.runTimer);
     const error: PythonErrorInfo = {
       type: 'WorkerCrashed',
       message: exit.reason === 'memory' ? `the Python process ran out of memory: ${exit.detail}` : `the Python process stopped: ${exit.detail}`,
@@ -155,8 +169,31 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       write: packageDir ? [insideGrant(packageDir)] : [],
     });
     let sayHello!: () => void;
-    const l: Link = { child, indexURL, pending: new Map(), dead: false, queued: new Set(), warnings: 0, hello: new Promise((r) => (sayHello = r)), sayHello: () => sayHello() };
+    const pipe = child.pipes[0]!;
+    const l: Link = {
+      child,
+      indexURL,
+      pending: new Map(),
+      dead: false,
+      queued: new Map(),
+      warnings: 0,
+      hello: new Promise((r) => (sayHello = r)),
+      sayHello: () => sayHello(),
+      calls: new Set(),
+      sleepers: new Set(),
+      writeFrame: await directWriter(pipe),
+    };
     child.onMessage((raw) => receive(l, raw));
+    const requests = new ToolPipeReader(o.maxToolArgBytes + 64 * 1024, {
+      request: (text) => void answerPipe(l, text),
+      sleeping: (callId) => {
+        // Answered already (the answer and this crossed): wake it now; else when answering.
+        if (l.calls.has(callId)) l.sleepers.add(callId);
+        else post(l, { type: 'wake', id: 'wake' });
+      },
+      oversize: (bytes) => died(l, { reason: 'oversize', detail: `it sent a call_tool request of ${bytes} bytes; the limit is ${o.maxToolArgBytes}` }),
+    });
+    pipe.on('data', (chunk: Uint8Array) => requests.push(chunk));
     child.onExit((exit) => died(l, exit));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), o.initTimeoutMs)));
@@ -314,10 +351,14 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
   /** Passes an event on when it is the child's to report: run events only for the run in flight. */
   const relay = (l: Link, event: Extract<FromChild, { type: 'event' }>['event']) => {
     switch (event.type) {
-      case 'python:started':
-        if (!l.queued.has(event.payload.runId) || l.current) return;
+      case 'python:started': {
+        const timeoutMs = l.queued.get(event.payload.runId);
+        if (timeoutMs === undefined || l.current) return;
         l.current = event.payload.runId;
+        // The child's clock for the run starts now; a call_tool the worker is blocked on ends when it runs out.
+        l.runTimer = setTimeout(() => cutCalls(l), timeoutMs);
         break;
+      }
       case 'python:stdout':
       case 'python:stderr':
         if (event.payload.runId !== l.current && event.payload.runId !== 'init') return;
@@ -325,6 +366,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       case 'python:finished':
         if (event.payload.runId !== l.current) return;
         l.current = undefined;
+        clearTimeout(l.runTimer);
         break;
       case 'python:state':
         status = event.payload.status;
@@ -351,6 +393,87 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       post(l, { type: 'tool-result', id: msg.id, result: plain });
     } catch (e) {
       post(l, { type: 'tool-result', id: msg.id, result: unsendable(clipped(msg.name), plain, e) });
+    }
+  };
+
+  /**
+   * After an answer, keeps this event loop turning for `bridgePollMs` (a task per turn, each turn
+   * looking at the pipe without sleeping): Python usually calls again at once, and a sleeping loop
+   * would have to be woken for it, which costs more than the call on virtual machines.
+   */
+  let hotUntil = 0;
+  let spinning = false;
+  const keepHot = () => {
+    if (o.bridgePollMs <= 0) return;
+    hotUntil = performance.now() + o.bridgePollMs;
+    if (spinning) return;
+    spinning = true;
+    const turn = () => {
+      if (performance.now() < hotUntil && !disposed) setImmediate(turn);
+      else spinning = false;
+    };
+    setImmediate(turn);
+  };
+
+  /** Writes an answer frame on the worker's pipe, unless the call was cut short meanwhile. */
+  const writeAnswer = (l: Link, callId: number, status: number, payload: Uint8Array): boolean => {
+    if (l.dead || !l.calls.delete(callId)) return false;
+    keepHot();
+    l.writeFrame(answerFrame(callId, status, payload));
+    if (l.sleepers.delete(callId)) post(l, { type: 'wake', id: 'wake' });
+    return true;
+  };
+
+  /** Ends every `call_tool` the worker is blocked on with "interrupted" (an interrupt, a timeout). */
+  const cutCalls = (l: Link) => {
+    for (const callId of [...l.calls]) writeAnswer(l, callId, TOOL_STATUS.interrupted, toAnswer(TOOL_STATUS.interrupted, null));
+  };
+
+  /** Answers a `call_tool` the Pyodide worker wrote on its pipe: the handler runs here, and the answer is encoded (and bounded) here. */
+  const answerPipe = async (l: Link, text: string) => {
+    const t0 = performance.now();
+    let request;
+    try {
+      request = parseMessage(ToolCallMessageSchema, parseToolJson(text));
+    } catch (e) {
+      request = { ok: false as const, error: (e as Error).message };
+    }
+    if (!request.ok) {
+      // Only the runtime's own worker code writes here: a malformed request means it is not itself any more.
+      return died(l, { reason: 'exit', detail: `it sent a malformed call_tool request (${request.error.slice(0, 200)})` });
+    }
+    const msg = request.value;
+    l.calls.add(msg.callId);
+    let result: Awaited<ReturnType<ToolCallHandler>>;
+    const h = handler;
+    const name = clipped(msg.name);
+    if (!h) result = { ok: false, error: { code: 'NO_TOOLS', message: 'no tools are connected to this Python runtime' } };
+    else {
+      const scope = { runtime: self, tool: name, done: false };
+      try {
+        result = await runInToolScope(scope, () => h(msg.name, msg.args, msg.instance)).finally(() => (scope.done = true));
+      } catch (e) {
+        result = { ok: false, error: { code: 'TOOL_FAILED', message: String((e as Error)?.message ?? e) } };
+      }
+    }
+    let status: number = result.ok ? TOOL_STATUS.ok : TOOL_STATUS.toolError;
+    let payload: Uint8Array;
+    try {
+      payload = result.ok
+        ? toAnswer(status, result.value, undefined, false, o.maxToolAnswerBytes)
+        : toAnswer(status, { code: result.error.code, message: result.error.message, hint: result.hint });
+    } catch (e) {
+      const tooLarge = e instanceof MarshalTooLargeError;
+      status = tooLarge ? TOOL_STATUS.toolError : TOOL_STATUS.bridgeError;
+      payload = toAnswer(
+        status,
+        tooLarge
+          ? { code: 'ANSWER_TOO_LARGE', message: `${name} answered with more than ${o.maxToolAnswerBytes} bytes (maxToolAnswerBytes); the answer was not delivered`, hint: 'Ask for less (a prefix, a page, a filter), or raise maxToolAnswerBytes.' }
+          : { code: 'UNSENDABLE_RESULT', message: `${name} returned a value Python cannot receive: ${(e as Error).message}` },
+      );
+    }
+    if (writeAnswer(l, msg.callId, status, payload)) {
+      observe?.({ name, argBytes: msg.argBytes ?? 0, resultBytes: payload.byteLength, durationMs: performance.now() - t0, ok: status === TOOL_STATUS.ok });
     }
   };
 
@@ -389,7 +512,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       if (refused) return errorResult(runId, refused, t0);
       if (typeof code !== 'string') return errorResult(runId, { type: 'TypeError', message: `code must be a string, got ${typeof code}`, traceback: '' }, t0);
       const l = await live().catch(() => undefined);
-      l?.queued.add(runId);
+      l?.queued.set(runId, timeoutMs);
       // Covers a start-up of Python and the grace after an ignored interrupt.
       const watchdog = timeoutMs + o.interruptGraceMs + (status === 'ready' ? 15_000 : o.initTimeoutMs);
       const r = await rpc('execute', [code, { timeoutMs, runId }], watchdog);
@@ -473,7 +596,12 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
     },
 
     interrupt() {
-      void link?.then((l) => post(l, { type: 'interrupt', id: 'interrupt' })).catch(() => undefined);
+      void link
+        ?.then((l) => {
+          post(l, { type: 'interrupt', id: 'interrupt' });
+          cutCalls(l);
+        })
+        .catch(() => undefined);
     },
 
     setToolCallHandler(h, obs) {
@@ -540,6 +668,31 @@ function unsendable(name: string, result: { ok: boolean; value?: unknown }, e: u
     why = (marshal as Error).message;
   }
   return { ok: false, error: { code: 'UNSENDABLE_RESULT', message: `${name} returned a value Python cannot receive: ${why}` } };
+}
+
+/**
+ * A frame writer for the pipe: small frames go out with one `writeSync` on its descriptor (a
+ * stream write costs ~10 µs of machinery, several times the tiny call it carries); what does not
+ * fit at once, and anything queued behind it, goes through the stream, which keeps the order.
+ */
+async function directWriter(pipe: { write(chunk: Uint8Array): boolean; writableLength: number }): Promise<(frame: Uint8Array) => void> {
+  const { writeSync } = await import('node:fs');
+  const fd = (pipe as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  if (typeof fd !== 'number' || fd < 0) return (frame) => void pipe.write(frame);
+  return (frame) => {
+    if (pipe.writableLength === 0 && frame.length <= 64 * 1024) {
+      let written = 0;
+      try {
+        written = writeSync(fd, frame);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      }
+      if (written === frame.length) return;
+      pipe.write(frame.subarray(written));
+      return;
+    }
+    pipe.write(frame);
+  };
 }
 
 /** A name as reported: never more than 128 characters. */

@@ -72,6 +72,8 @@ export const InitRequestSchema = z.object({
    * the confined child process. `network` is what Python's `fetch` may reach.
    */
   confine: z.object({ network: NetworkPolicySchema }).optional(),
+  /** In a confined Node child: the file descriptor of the pipe `call_tool` uses to reach the host (see `src/bridge/tool-pipe.ts`). */
+  toolPipe: z.object({ fd: z.number().int().nonnegative(), wake: sab }).optional(),
   /** Size limits the worker enforces before anything leaves it (see `maxResultBytes`, `maxToolArgBytes`). */
   limits: z.object({ resultBytes: z.number().positive(), toolArgBytes: z.number().positive() }).default({ resultBytes: 16 * 1024 * 1024, toolArgBytes: 16 * 1024 * 1024 }),
 });

@@ -175,6 +175,8 @@ export interface ResolvedOptions {
   /** Who performs Python's allowed fetches. Default: this host, with `policyFetch`. */
   fetcher?: (req: Omit<FetchRequest, 'type' | 'id'>) => Promise<Fetched>;
   modules?: () => { path: string; source: string }[];
+  /** In a confined child: the pipe `call_tool` uses to reach the host, and the word that wakes a worker waiting on it. */
+  toolPipe?: { fd: number; wake: SharedArrayBuffer };
 }
 
 /** An option the runtime cannot take here; `code` is `INVALID_RUNTIME_OPTION`, `details` names it. */

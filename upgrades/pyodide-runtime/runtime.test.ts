@@ -478,3 +478,33 @@ test('a worker that dies, between runs or during one, never crashes the host and
     await rt.dispose();
   }
 });
+
+test('process isolation: call_tool over the tool pipe — slow answers wake the worker, a timed-out call is cut short, later answers match', async () => {
+  let release: (() => void) | undefined;
+  const rt = createPyodideRuntime(
+    {
+      onToolCall: async (name, args) => {
+        if (name === 'slow') await new Promise((r) => setTimeout(r, 150));
+        if (name === 'hang') await new Promise<void>((r) => (release = r));
+        return { ok: true, value: { name, args } };
+      },
+    },
+    { emit: () => undefined },
+  );
+  try {
+    // Past the worker's spinning: it sleeps and is woken when the answer is there.
+    const slow = await rt.execute('[call_tool("slow", {"i": i})["args"]["i"] for i in range(3)]');
+    assert.deepEqual(slow.ok && slow.value, [0, 1, 2]);
+    // A call the tool never answers: the timeout ends it, and the run stops with a KeyboardInterrupt inside.
+    const hung = await rt.execute('call_tool("hang")', { timeoutMs: 300 });
+    assert.equal(!hung.ok && hung.error.type, 'TimeoutError');
+    assert.match(!hung.ok ? hung.hint ?? '' : '', /interrupted after 300 ms; globals survived/, 'the blocked call ended, no restart was needed');
+    release?.();
+    // The late answer to the cut call is dropped; the next calls get their own answers.
+    const after = await rt.execute('[call_tool("echo", {"n": n})["args"]["n"] for n in range(50)]');
+    assert.deepEqual(after.ok && after.value, Array.from({ length: 50 }, (_, n) => n));
+    assert.equal(rt.getState().restarts, 0);
+  } finally {
+    await rt.dispose();
+  }
+});

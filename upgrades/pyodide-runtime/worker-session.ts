@@ -229,6 +229,7 @@ export class WorkerSession implements AnswerTarget {
           pollMs: o.requestPollMs,
           limits: { resultBytes: o.maxResultBytes, toolArgBytes: o.maxToolArgBytes },
           ...(o.confine ? { confine: { network: o.network } } : {}),
+          ...(o.toolPipe ? { toolPipe: o.toolPipe } : {}),
         },
         snapshot ? [snapshot.buffer as ArrayBuffer] : undefined,
       ),

@@ -6,6 +6,7 @@
 import { toAnswer } from '../../../src/bridge/marshal.ts';
 import { SyncChannelAbort, SyncChannelClient } from '../../../src/bridge/sync-channel.ts';
 import { parseToolJson, toolRequestText } from '../../../src/bridge/tool-request.ts';
+import { ToolPipeClient, ToolPipeInterrupted, type SyncFs } from '../../../src/bridge/tool-pipe.ts';
 import type { WorkerMessage } from '../protocol.ts';
 import { MORE_PARTS, TOOL_STATUS } from '../python-prelude.ts';
 import type { WorkerOutput } from './output.ts';
@@ -29,6 +30,17 @@ export class WorkerBridge {
 
   /** Largest arguments (JSON) a call may send. */
   private maxArgBytes = Infinity;
+  /** In a confined child: the pipe to the host that `call_sync` uses instead of the shared channel. */
+  private pipe: ToolPipeClient | undefined;
+
+  /**
+   * Sends `call_sync` over the pipe `fd` to the host (a confined child's worker). Call ids start at
+   * a random number, so an answer left over from a worker this one replaced never matches.
+   */
+  connectPipe(fd: number, fs: SyncFs, wake: SharedArrayBuffer): void {
+    this.pipe = new ToolPipeClient(fd, fs, new Int32Array(wake), this.interrupt);
+    this.callSeq = Math.floor(Math.random() * 2 ** 30);
+  }
 
   /**
    * Uses the shared channel (shared-memory transport) and the interrupt buffer a blocked wait
@@ -60,9 +72,19 @@ export class WorkerBridge {
    * at once (`to_bytes`), and the region is released at the next call or the end of the run.
    */
   callSync = (name: string, argsJson: string, instance?: string | null): Uint8Array => {
-    if (!this.channel) return toAnswer(TOOL_STATUS.bridgeError, { code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' });
     const refused = this.tooLarge(name, argsJson);
     if (refused) return refused;
+    if (this.pipe) {
+      const callId = ++this.callSeq;
+      try {
+        // The host encodes the answer (marshal, bounded) and may cut the call short with an interrupted one.
+        this.pipe.send(toolRequestText({ id: this.output.run?.id ?? 'none', callId, name, instance }, argsJson));
+        return this.pipe.receive(callId).payload;
+      } catch (e) {
+        return failedAnswer(e);
+      }
+    }
+    if (!this.channel) return toAnswer(TOOL_STATUS.bridgeError, { code: 'NO_CHANNEL', message: 'the shared-memory channel is not set up' });
     const callId = ++this.callSeq;
     try {
       // The request goes through the shared slot; a message follows only if the host is not
@@ -128,6 +150,6 @@ export class WorkerBridge {
 }
 
 function failedAnswer(e: unknown): Uint8Array {
-  if (e instanceof SyncChannelAbort && e.reason === 'interrupted') return toAnswer(TOOL_STATUS.interrupted, null);
+  if ((e instanceof SyncChannelAbort && e.reason === 'interrupted') || e instanceof ToolPipeInterrupted) return toAnswer(TOOL_STATUS.interrupted, null);
   return toAnswer(TOOL_STATUS.bridgeError, { code: 'BRIDGE_FAILED', message: String((e as Error).message) });
 }

@@ -183,6 +183,8 @@ export async function startPython(
     py.setInterruptBuffer(interrupt);
   }
   bridge.connect(req.transport === 'shared-memory' ? req.bridge : undefined, interrupt, req.limits.toolArgBytes);
+  // Captured now: once confined, this worker has no `process` to reach `fs` through.
+  if (req.toolPipe && isNode) bridge.connectPipe(req.toolPipe.fd, await import('node:fs'), req.toolPipe.wake);
   py.registerJsModule('_armature_js', {
     transport: req.transport,
     max_arg_bytes: req.limits.toolArgBytes,

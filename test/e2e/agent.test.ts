@@ -141,9 +141,11 @@ test('an unreachable base URL is reported at once, naming the URL; the system ke
   assert.equal(again.answer, SUM_ANSWER);
   const py = await sys.tools.executeTool<{ value: number }>('execute_python', { code: '6 * 7' });
   assert.equal(py.ok && py.value.value, 42);
-  // Agent-written code cannot read a provider key from the environment of its worker.
-  const env = await sys.tools.executeTool<{ value: string[] }>('execute_python', { code: 'import js, json\nsorted(json.loads(js.JSON.stringify(js.process.env)).keys())' });
-  assert.ok(env.ok && env.value.value.includes('PATH'), JSON.stringify(env).slice(0, 300));
-  assert.ok(env.ok && !env.value.value.includes('ARMATURE_E2E_PROVIDER_API_KEY'));
+  // Agent-written code cannot read a provider key: the host's environment is out of Python's reach
+  // (confined: no js.process), and Python's own environment holds none of it.
+  const env = await sys.tools.executeTool('execute_python', { code: 'import js\njs.process.env' });
+  assert.equal(!env.ok && env.error.code, 'AttributeError', JSON.stringify(env).slice(0, 300));
+  const pyEnv = await sys.tools.executeTool<{ value: string }>('execute_python', { code: 'import os\nrepr(dict(os.environ))' });
+  assert.ok(pyEnv.ok && !pyEnv.value.value.includes('ARMATURE_E2E_PROVIDER_API_KEY'), JSON.stringify(pyEnv).slice(0, 300));
   assert.deepEqual(agent.activeRuns(), []);
 });

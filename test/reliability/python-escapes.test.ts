@@ -5,6 +5,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
@@ -71,6 +72,7 @@ describe('Python cannot reach the host (Node, process isolation)', () => {
     await refused('import js\njs.process.env', 'AttributeError', /process/);
     const env = await rt.execute('import os\ndict(os.environ)');
     assert.ok(env.ok && !JSON.stringify(env.value).includes('env secret'), JSON.stringify(env));
+    assert.ok(!JSON.stringify(env.ok && env.value).includes(tmpdir()), `no host path in Python's environment: ${JSON.stringify(env)}`);
     for (const pid of childPids()) assert.equal(readFileSync(`/proc/${pid}/environ`, 'utf8'), '', 'the child has an empty environment');
   });
 

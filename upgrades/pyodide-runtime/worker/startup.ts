@@ -126,6 +126,8 @@ export async function startPython(
       lockFileContents: lockText,
       packageBaseUrl: req.packageIndexURL,
       ...(req.packageCacheDir ? { packageCacheDir: req.packageCacheDir } : {}),
+      // Emscripten's default `_` is this worker's own path on the host: a confined Python does not see it.
+      ...(req.confine ? { env: { _: '/usr/bin/python3' } } : {}),
       stdout: (m: string) => void output.write('stdout', new TextEncoder().encode(`${m}\n`)),
       stderr: (m: string) => void output.write('stderr', new TextEncoder().encode(`${m}\n`)),
       fsInit: async () => {

@@ -40,3 +40,14 @@ export function nameProblem(value: unknown): string | undefined {
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'it holds control characters';
   return undefined;
 }
+
+/** Longest delay a timer can hold (2^31 - 1 ms, ~24.8 days): Node and browsers fire a longer one at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `ms` as a timer can hold it: a longer delay (a timeout an agent asked for) means "a very long
+ * time", not "now", which is what `setTimeout` would make of it.
+ */
+export function timerMs(ms: number): number {
+  return Math.min(Math.max(0, ms), MAX_TIMER_MS);
+}

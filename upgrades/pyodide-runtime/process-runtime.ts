@@ -10,6 +10,7 @@
  *
  * No Node module is imported here at the top: browsers load this file (and never call it).
  */
+import { timerMs } from '../../src/kernel/bounded.ts';
 import type { PythonStatus } from '../../src/kernel/events.ts';
 import { toWireError } from '../../src/sandbox/agent-scope.ts';
 import { policyFetch } from '../../src/sandbox/network-policy.ts';
@@ -268,7 +269,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
         resolve(answer);
       });
       // A child that stops answering (it should not: Python runs in its worker) is replaced.
-      if (watchdogMs !== undefined) timer = setTimeout(() => died(l, { reason: 'exit', detail: `it did not answer ${method} within ${watchdogMs} ms` }), watchdogMs);
+      if (watchdogMs !== undefined) timer = setTimeout(() => died(l, { reason: 'exit', detail: `it did not answer ${method} within ${watchdogMs} ms` }), timerMs(watchdogMs));
       try {
         post(l, { type: 'call', id, method, args });
       } catch (e) {
@@ -356,7 +357,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
         if (timeoutMs === undefined || l.current) return;
         l.current = event.payload.runId;
         // The child's clock for the run starts now; a call_tool the worker is blocked on ends when it runs out.
-        l.runTimer = setTimeout(() => cutCalls(l), timeoutMs);
+        l.runTimer = setTimeout(() => cutCalls(l), timerMs(timeoutMs));
         break;
       }
       case 'python:stdout':

@@ -4,6 +4,7 @@
  * the shape of the result — which never throws.
  */
 import type { ExecuteValue, PythonErrorInfo } from './protocol.ts';
+import { timerMs } from '../../src/kernel/bounded.ts';
 import { hintFor } from './hints.ts';
 import { nextId } from './ids.ts';
 import { joinOutput } from './output-drain.ts';
@@ -78,7 +79,7 @@ export class RunExecutor {
     const timeout = setTimeout(() => {
       timedOut = true;
       signal();
-    }, timeoutMs);
+    }, timerMs(timeoutMs));
     abort?.addEventListener('abort', signal, { once: true });
     const res = await l.request<ExecuteValue>({ type: 'execute', id, runId, code });
     abort?.removeEventListener('abort', signal);

@@ -255,6 +255,11 @@ describe('runtime (shared, restored from the start-up snapshot)', () => {
     assert.equal(after.ok && after.value, 2);
   });
 
+  test('a run timeout longer than a timer can hold is a long time, not an immediate interrupt', async () => {
+    const r = await rt.execute('import time\ntime.sleep(0.05)\n6 * 7', { timeoutMs: 2 ** 31 });
+    assert.equal(r.ok && r.value, 42, JSON.stringify(r));
+  });
+
   test('os._exit ends the interpreter: a SystemExit crash, the worker is replaced, later runs work', async () => {
     await rt.execute('kept = 1');
     const before = rt.getState().restarts;

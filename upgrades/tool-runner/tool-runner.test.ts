@@ -242,3 +242,13 @@ test('a caller-chosen callId reaches events and the handler; a cancelled call an
   assert.equal(!early.ok && early.error.code, 'CANCELLED');
   assert.equal(ran, false, 'a call cancelled before it starts never runs');
 });
+
+test('a timeout longer than a timer can hold means a long time, not "now"', async () => {
+  const runner = createToolRunner({ bus: createEventBus(), persona: persona(['*']) });
+  runner.registerTools([{ name: 'slowish', description: 'd', inputSchema: { type: 'object' }, module: 'M', pythonCallable: true }], async () => {
+    await new Promise((r) => setTimeout(r, 30));
+    return 'done';
+  });
+  const r = await runner.executeTool('slowish', {}, { timeoutMs: 2 ** 31 });
+  assert.equal(r.ok && r.value, 'done', JSON.stringify(r));
+});

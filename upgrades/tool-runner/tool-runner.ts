@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { MAX_NAME_LENGTH, nameProblem, quote } from '../../src/kernel/bounded.ts';
+import { MAX_NAME_LENGTH, nameProblem, quote, timerMs } from '../../src/kernel/bounded.ts';
 import { ArmatureError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import { formatJsonPath, isValidToolName, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
@@ -135,7 +135,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopListening = () => {};
     const timeout = new Promise<'timeout' | 'cancelled'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      timer = setTimeout(() => resolve('timeout'), timerMs(timeoutMs));
       const signal = opts.signal;
       if (!signal) return;
       const onAbort = () => resolve('cancelled');

@@ -57,20 +57,30 @@ export class OutputDrain {
     }
   }
 
-  /** Starts keeping the output of request `id`; the returned record fills as output arrives. */
-  track(id: string): RunOutput {
+  /** Run ids of the requests being tracked: the only ones output events may carry (besides start-up's). */
+  private readonly runIds = new Map<string, string>();
+
+  /** Starts keeping the output of request `id` (run `runId`); the returned record fills as output arrives. */
+  track(id: string, runId: string): RunOutput {
     const out: RunOutput = { stdout: [], stderr: [], chars: [0, 0] };
     this.runs.set(id, out);
+    this.runIds.set(id, runId);
     return out;
   }
 
   /** Stops keeping the output of request `id`. */
   untrack(id: string): void {
     this.runs.delete(id);
+    this.runIds.delete(id);
   }
 
-  /** Records output of request `id` and emits it as `python:stdout` / `python:stderr`. */
-  deliver(id: string, runId: string, stream: 'stdout' | 'stderr', chunk: string): void {
+  /**
+   * Records output of request `id` and emits it as `python:stdout` / `python:stderr`, with the run
+   * id the host gave that request: the worker's word for it is not taken, so output can never be
+   * attributed to another run. Output of no tracked request counts as start-up output.
+   */
+  deliver(id: string, _claimedRunId: string, stream: 'stdout' | 'stderr', chunk: string): void {
+    const runId = this.runIds.get(id) ?? 'init';
     const out = this.runs.get(id);
     if (out) {
       const i = stream === 'stdout' ? 0 : 1;

@@ -42,7 +42,7 @@ export class RunExecutor {
   async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal): Promise<ExecuteResult> {
     const { o, supervisor } = this;
     const id = nextId('run');
-    const out = l.output.track(id);
+    const out = l.output.track(id, runId);
     supervisor.setStatus('busy');
     this.emit('python:started', { runId });
     const t0 = performance.now();

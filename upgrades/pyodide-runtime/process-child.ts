@@ -36,6 +36,8 @@ let runtime: PyodideRuntimeApi | undefined;
 let seq = 0;
 const toolAnswers = new Map<string, (r: Awaited<ReturnType<ToolCallHandler>>) => void>();
 const fetches = new Map<string, { resolve(r: Fetched): void; reject(e: Error): void }>();
+/** The runs sent and not finished, by run id, to abort when the host says so. */
+const runAborts = new Map<string, AbortController>();
 const cacheOps = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
 
 /** One operation on the host's store of this child's start-up snapshots. */
@@ -135,8 +137,18 @@ async function call(rt: PyodideRuntimeApi, method: Method, args: unknown[]): Pro
   switch (method) {
     case 'init':
       return rt.init();
-    case 'execute':
-      return rt.execute(args[0] as string, args[1] as { timeoutMs?: number; runId?: string });
+    case 'execute': {
+      const { aborted, ...opts } = (args[1] ?? {}) as { timeoutMs?: number; runId?: string; aborted?: boolean };
+      // The host's `abort` for this run aborts it here, as the caller's signal does in-process.
+      const cancel = new AbortController();
+      if (aborted) cancel.abort();
+      if (opts.runId !== undefined) runAborts.set(opts.runId, cancel);
+      try {
+        return await rt.execute(args[0] as string, { ...opts, signal: cancel.signal });
+      } finally {
+        if (opts.runId !== undefined && runAborts.get(opts.runId) === cancel) runAborts.delete(opts.runId);
+      }
+    }
     case 'installPackage':
       return rt.installPackage(args[0] as string | { fileName: string; bytes: Uint8Array });
     case 'listPackages':
@@ -218,6 +230,9 @@ const reader = new FrameReader(0xffff_ffff, {
         else pending?.reject(new Error(msg.message));
         return;
       }
+      case 'abort':
+        runAborts.get(msg.runId)?.abort();
+        return;
       case 'interrupt':
         runtime?.interrupt();
         return;

@@ -5,7 +5,7 @@
  * The host validates everything the child sends: the child runs Python and is not trusted.
  *
  * Host -> child: `start` (once), `call` (an API method), `tool-result`, `fetch-result`,
- * `cache-result`, `interrupt`, `wake`.
+ * `cache-result`, `interrupt`, `abort` (of one run), `wake`.
  * Child -> host: `hello` (its channel is up), `result` (of a `call`), `event`, `state`, `tool`,
  * `bridge-call`, `fetch`, `cache` (the start-up snapshot, which the host keeps), `warn` (what the
  * runtime would print with `console.warn`).
@@ -79,6 +79,8 @@ export const CacheResultMessageSchema = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('cache-result'), id, ok: z.literal(true), value: z.union([bytes, z.array(z.string()), z.undefined()]) }),
   z.object({ type: z.literal('cache-result'), id, ok: z.literal(false), message: z.string() }),
 ]);
+/** The caller cancelled this run (`execute`'s `signal`): interrupt it, or do not start it. */
+export const AbortRunMessageSchema = z.object({ type: z.literal('abort'), id, runId: z.string().max(200) });
 /** An answer waits in the tool pipe for the worker that went to sleep (see `src/bridge/tool-pipe.ts`). */
 export const WakeMessageSchema = z.object({ type: z.literal('wake'), id });
 
@@ -89,6 +91,7 @@ export const ToChildSchema = z.discriminatedUnion('type', [
   ChildFetchResultSchema,
   CacheResultMessageSchema,
   InterruptMessageSchema,
+  AbortRunMessageSchema,
   WakeMessageSchema,
 ]);
 export type ToChild = z.infer<typeof ToChildSchema>;

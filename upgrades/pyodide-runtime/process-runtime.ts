@@ -251,7 +251,11 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
     }
   };
 
-  const rpc = async (method: Method, args: unknown[], watchdogMs?: number): Promise<Answer> => {
+  /**
+   * Calls `method` in the child. `args` may be a function, evaluated as the call is sent; `onPosted`
+   * runs once it is sent (what it sends arrives after the call).
+   */
+  const rpc = async (method: Method, args: unknown[] | (() => unknown[]), watchdogMs?: number, onPosted?: (l: Link) => void): Promise<Answer> => {
     let l: Link;
     try {
       l = await live();
@@ -271,12 +275,14 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       // A child that stops answering (it should not: Python runs in its worker) is replaced.
       if (watchdogMs !== undefined) timer = setTimeout(() => died(l, { reason: 'exit', detail: `it did not answer ${method} within ${watchdogMs} ms` }), timerMs(watchdogMs));
       try {
-        post(l, { type: 'call', id, method, args });
+        post(l, { type: 'call', id, method, args: typeof args === 'function' ? args() : args });
       } catch (e) {
         l.pending.delete(id);
         clearTimeout(timer);
         resolve({ ok: false, error: { type: 'ValueError', message: `[${method}] ${(e as Error).message}`, traceback: '' } });
+        return;
       }
+      onPosted?.(l);
     });
   };
 
@@ -516,7 +522,18 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       l?.queued.set(runId, timeoutMs);
       // Covers a start-up of Python and the grace after an ignored interrupt.
       const watchdog = timeoutMs + o.interruptGraceMs + (status === 'ready' ? 15_000 : o.initTimeoutMs);
-      const r = await rpc('execute', [code, { timeoutMs, runId }], watchdog);
+      // The caller's signal cancels the run in the child (after the call, so the child knows the run).
+      const signal = opts.signal;
+      let unlisten: (() => void) | undefined;
+      // Aborted already when the call is sent: the child does not start it (as a run waiting for its turn).
+      const args = () => [code, signal?.aborted ? { timeoutMs, runId, aborted: true } : { timeoutMs, runId }];
+      const r = await rpc('execute', args, watchdog, (sent) => {
+        if (!signal || signal.aborted) return;
+        const abort = () => post(sent, { type: 'abort', id: 'abort', runId });
+        signal.addEventListener('abort', abort, { once: true });
+        unlisten = () => signal.removeEventListener('abort', abort);
+      });
+      unlisten?.();
       l?.queued.delete(runId);
       if (!r.ok) {
         if (r.error.type === 'WorkerCrashed') {

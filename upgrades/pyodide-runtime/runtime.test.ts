@@ -513,3 +513,25 @@ test('process isolation: call_tool over the tool pipe — slow answers wake the 
     await rt.dispose();
   }
 });
+
+for (const isolation of ['process', 'thread'] as const) {
+  test(`a caller's signal interrupts its run, and one aborted before its turn never starts (${isolation})`, async () => {
+    const rt = createPyodideRuntime({ isolation }, { emit: () => undefined });
+    try {
+      await rt.execute('kept = 1');
+      const cancel = new AbortController();
+      const loop = rt.execute('while True: pass', { signal: cancel.signal, timeoutMs: 60_000 });
+      setTimeout(() => cancel.abort(), 300);
+      const r = await loop;
+      assert.equal(!r.ok && r.error.type, 'KeyboardInterrupt', JSON.stringify(r));
+      const early = new AbortController();
+      early.abort();
+      const never = await rt.execute('kept = 2', { signal: early.signal });
+      assert.match(!never.ok ? never.error.message : '', /cancelled before it started/);
+      const next = await rt.execute('kept');
+      assert.equal(next.ok && next.value, 1, 'globals survived; the cancelled run did not run');
+    } finally {
+      await rt.dispose();
+    }
+  });
+}

@@ -7,6 +7,7 @@
  * snapshot cache go to the host, which decides. Python runs in the worker, confined (`worker/confine.ts`).
  */
 import { Socket } from 'node:net';
+import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { encodeFrame, FrameReader, FrameTooLargeError } from '../../src/sandbox/frames.ts';
 import type { Fetched } from '../../src/sandbox/protocol.ts';
 import { toWireError } from '../../src/sandbox/agent-scope.ts';
@@ -28,11 +29,53 @@ const toolPipeWake = new SharedArrayBuffer(4);
 /** Largest message this child sends; the host refuses longer ones anyway. Set by `start`. */
 let maxSend = 64 * 1024 * 1024;
 
+/**
+ * Frames not yet written. Everything goes out at the end of the current turn, in one write —
+ * except events during a call, which wait up to {@link EVENT_DELAY_MS} for the answer to go with
+ * them: a small run then costs the host one wake-up, not one per event (a wake-up of a sleeping
+ * process costs more than the run on virtual machines). Order is kept.
+ */
+let queued: Uint8Array[] = [];
+/** Calls of the host being answered: each answer carries the state after it. */
+let inCall = 0;
+let flushTick = false;
+let flushTimer: ReturnType<typeof setTimeout> | undefined;
+/** Longest an event waits for the answer of the call in flight before it is written alone, in ms. */
+const EVENT_DELAY_MS = 4;
+
+function flush(): void {
+  clearTimeout(flushTimer);
+  flushTimer = undefined;
+  const frames = queued;
+  queued = [];
+  if (frames.length === 1) channel.write(frames[0]);
+  else if (frames.length > 1) {
+    channel.cork();
+    for (const f of frames) channel.write(f);
+    channel.uncork();
+  }
+}
+
 function send(msg: FromChild): void {
-  channel.write(encodeFrame(msg, maxSend, `the ${msg.type} message`));
+  queued.push(encodeFrame(msg, maxSend, `the ${msg.type} message`));
+  if (msg.type === 'event' && inCall > 0) {
+    flushTimer ??= setTimeout(flush, EVENT_DELAY_MS);
+    return;
+  }
+  if (flushTick) return;
+  flushTick = true;
+  process.nextTick(() => {
+    flushTick = false;
+    flush();
+  });
 }
 
 let runtime: PyodideRuntimeApi | undefined;
+/**
+ * Keeps this thread awake for `requestPollMs` after answering the host: the next call usually
+ * comes at once (runs come in bursts), and waking a sleeping thread costs more than a small run.
+ */
+let spinner = new LoopSpinner(0);
 let seq = 0;
 const toolAnswers = new Map<string, (r: Awaited<ReturnType<ToolCallHandler>>) => void>();
 const fetches = new Map<string, { resolve(r: Fetched): void; reject(e: Error): void }>();
@@ -92,10 +135,22 @@ function sendState(): void {
   if (runtime) send({ type: 'state', id: 'state', state: runtime.getState() });
 }
 
+let stateQueued = false;
+/** Sends the state once this turn is over, unless an answer to come will carry it. */
+function stateSoon(): void {
+  if (inCall > 0 || stateQueued) return;
+  stateQueued = true;
+  setImmediate(() => {
+    stateQueued = false;
+    if (inCall === 0) sendState();
+  });
+}
+
 const host: RuntimeHost = {
   emit(type, payload) {
     send({ type: 'event', id: 'event', event: { type, payload } as never });
-    if (type === 'python:state' || type === 'python:finished' || type === 'python:package-installed') sendState();
+    // Changes between calls (a worker replaced in the background) reach the host on their own.
+    if (type === 'python:state' || type === 'python:package-installed') stateSoon();
   },
   workspace,
 };
@@ -122,6 +177,7 @@ function fetchViaHost(req: { url: string; method: string; headers: [string, stri
 
 function start(options: ChildOptions, modules: { path: string; source: string }[]): void {
   maxSend = Math.max(options.maxResultBytes, options.maxSyncBytes, options.maxToolArgBytes, 32 * 1024 * 1024) + 1024 * 1024;
+  spinner = new LoopSpinner(options.requestPollMs);
   const { snapshot, ...rest } = options;
   const o = resolveOptions({ ...rest, isolation: 'thread', modules: () => modules, snapshot: snapshot ? 'persist' : 'off', snapshotCache });
   // The worker confines Python; what its policy allows the host performs.
@@ -194,19 +250,21 @@ const reader = new FrameReader(0xffff_ffff, {
       case 'call': {
         const rt = runtime;
         if (!rt) return send({ type: 'result', id: msg.id, ok: false, error: { type: 'RuntimeNotReady', message: 'the child was not started', traceback: '' } });
+        spinner.release();
+        inCall++;
+        const answer = (result: { ok: true; value: unknown } | { ok: false; error: PythonErrorInfo }) => {
+          inCall--;
+          const state = rt.getState();
+          try {
+            send({ type: 'result', id: msg.id, ...result, state });
+          } catch (e) {
+            send({ type: 'result', id: msg.id, ok: false, error: errorInfo(e), state });
+          }
+          spinner.hold();
+        };
         void call(rt, msg.method, msg.args).then(
-          (value) => {
-            try {
-              send({ type: 'result', id: msg.id, ok: true, value });
-            } catch (e) {
-              send({ type: 'result', id: msg.id, ok: false, error: errorInfo(e) });
-            }
-            sendState();
-          },
-          (e) => {
-            send({ type: 'result', id: msg.id, ok: false, error: errorInfo(e) });
-            sendState();
-          },
+          (value) => answer({ ok: true, value }),
+          (e) => answer({ ok: false, error: errorInfo(e) }),
         );
         return;
       }

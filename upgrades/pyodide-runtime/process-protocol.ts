@@ -99,10 +99,6 @@ export type ToChild = z.infer<typeof ToChildSchema>;
 // Child -> host.
 
 export const HelloMessageSchema = z.object({ type: z.literal('hello'), id });
-export const ResultMessageSchema = z.discriminatedUnion('ok', [
-  z.object({ type: z.literal('result'), id, ok: z.literal(true), value: z.unknown() }),
-  z.object({ type: z.literal('result'), id, ok: z.literal(false), error: PythonErrorSchema }),
-]);
 
 const runId = text(200);
 const stage = z.enum(['fetch', 'compile', 'stdlib', 'ready']);
@@ -137,6 +133,11 @@ export const StateSchema = z.object({
   fromSnapshot: z.boolean().optional(),
 });
 export const StateMessageSchema = z.object({ type: z.literal('state'), id, state: StateSchema });
+/** The answer to a `call`, with the runtime's state after it (so no separate `state` message is needed). */
+export const ResultMessageSchema = z.discriminatedUnion('ok', [
+  z.object({ type: z.literal('result'), id, ok: z.literal(true), value: z.unknown(), state: StateSchema.optional() }),
+  z.object({ type: z.literal('result'), id, ok: z.literal(false), error: PythonErrorSchema, state: StateSchema.optional() }),
+]);
 
 export const ToolMessageSchema = z.object({
   type: z.literal('tool'),

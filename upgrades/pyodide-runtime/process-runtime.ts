@@ -17,6 +17,7 @@ import { policyFetch } from '../../src/sandbox/network-policy.ts';
 import type { ConfinedChild } from '../../src/sandbox/confined-child.ts';
 import type { TransportExit } from '../../src/sandbox/transport.ts';
 import { MarshalTooLargeError, toAnswer } from '../../src/bridge/marshal.ts';
+import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { answerFrame, ToolPipeReader } from '../../src/bridge/tool-pipe.ts';
 import { parseToolJson } from '../../src/bridge/tool-request.ts';
 import { TOOL_STATUS } from './python-prelude.ts';
@@ -111,6 +112,11 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
   let link: Promise<Link> | undefined;
   let disposed = false;
   let seq = 0;
+  /**
+   * Keeps this event loop awake for `requestPollMs` after a call is sent: small runs are answered
+   * within that, and a sleeping loop costs more to wake than they take (see `LoopSpinner`).
+   */
+  const spinner = new LoopSpinner(o.requestPollMs);
   /** The children's snapshot cache operations under way (`dispose` waits for them, as for the thread's writes). */
   let cacheWork: Promise<void> = Promise.resolve();
 
@@ -276,6 +282,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       if (watchdogMs !== undefined) timer = setTimeout(() => died(l, { reason: 'exit', detail: `it did not answer ${method} within ${watchdogMs} ms` }), timerMs(watchdogMs));
       try {
         post(l, { type: 'call', id, method, args: typeof args === 'function' ? args() : args });
+        spinner.hold();
       } catch (e) {
         l.pending.delete(id);
         clearTimeout(timer);
@@ -306,6 +313,8 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       case 'result': {
         const resolve = l.pending.get(msg.id);
         l.pending.delete(msg.id);
+        if (l.pending.size === 0) spinner.release();
+        if (msg.state) childState = msg.state;
         return resolve?.(msg.ok ? { ok: true, value: msg.value } : { ok: false, error: msg.error });
       }
       case 'state':

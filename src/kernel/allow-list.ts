@@ -1,12 +1,19 @@
 import type { Persona } from './manifest-schemas.ts';
 
-/**
- * Whether an allow-list (a persona's `tools`) lets a caller use `name`: it has `*`, the name
- * itself, or — for a namespaced tool `memory.read_graph` — `memory.*`. The ToolRunner checks
- * every call with it; agent-made tools check their own calls against their creator's list too.
- */
-export function personaAllows(persona: Pick<Persona, 'tools'>, name: string): boolean {
-  if (persona.tools.includes('*') || persona.tools.includes(name)) return true;
+/** Whether the list holds `name`: `*`, the name itself, or — for `memory.read_graph` — `memory.*`. */
+function listed(list: readonly string[], name: string): boolean {
+  if (list.includes('*') || list.includes(name)) return true;
   const dot = name.indexOf('.');
-  return dot > 0 && persona.tools.includes(`${name.slice(0, dot)}.*`);
+  return dot > 0 && list.includes(`${name.slice(0, dot)}.*`);
+}
+
+/**
+ * Whether an allow-list (a persona's `tools`, minus its `denyTools`) lets a caller use `name`: it
+ * has `*`, the name itself, or — for a namespaced tool `memory.read_graph` — `memory.*`, and the
+ * deny list names none of those. The ToolRunner checks every call with it; agent-made tools and
+ * upgrades check their own calls against their creator's list too.
+ */
+export function personaAllows(persona: Pick<Persona, 'tools' | 'denyTools'>, name: string): boolean {
+  if (persona.denyTools?.length && listed(persona.denyTools, name)) return false;
+  return listed(persona.tools, name);
 }

@@ -2,7 +2,7 @@ import { Container } from './container.ts';
 import { ArmatureError } from './errors.ts';
 import { createEventBus, type EventBus } from './event-bus.ts';
 import { loadPersona, type ModuleReport, type UpgradeImporter } from './loader.ts';
-import { findPersona, readManifests, type Manifests } from './manifests.ts';
+import { findPersona, readManifests, reservedEventPrefixes, type Manifests } from './manifests.ts';
 import type { Persona } from './manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from './tool-contract.ts';
 import { defaultPlatform } from '../platform/detect.ts';
@@ -24,12 +24,23 @@ export interface BootOptions {
   bus?: EventBus;
   /** Default: the loader's template-literal importer. */
   importer?: UpgradeImporter;
+  /**
+   * Safe mode: boot only what the persona files in `modules/` name — no agent-made tool, upgrade
+   * or persona overlay is brought back into force — so a person can review and undo agent-made
+   * changes (`armature boot --safe`, the dashboard's `?safe`). Default: false.
+   */
+  safe?: boolean;
 }
 
 /** A booted persona. */
 export interface ArmatureSystem {
-  /** The booted persona. */
+  /**
+   * The booted persona, as in force: its file's fields, with an agent's persona overlay (if any,
+   * and not in safe mode) applied to `tools` and `denyTools`. `manifests.personas` keeps the file's.
+   */
   persona: Persona;
+  /** Whether it was booted in safe mode. */
+  safe: boolean;
   /** Every manifest, validated. */
   manifests: Manifests;
   /** The system's event bus. */
@@ -61,7 +72,10 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   const bus = options.bus ?? createEventBus({ historySize: options.historySize });
   if (options.bus && options.historySize !== undefined) bus.setHistorySize(options.historySize);
   const manifests = await readManifests(platform.project);
-  const persona = findPersona(manifests, options.persona ?? 'default');
+  // A copy: an overlay changes the persona in force, never the file's as read.
+  const persona = structuredClone(findPersona(manifests, options.persona ?? 'default'));
+  bus.reserveEventPrefixes(reservedEventPrefixes(manifests));
+  const safe = options.safe ?? false;
   const root = new Container();
   const loaded = await loadPersona({
     manifests,
@@ -71,6 +85,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     container: root,
     config: options.config,
     importer: options.importer,
+    safe,
   });
   const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
   const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);
@@ -83,6 +98,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   let disposed: Promise<void> | undefined;
   return {
     persona,
+    safe,
     manifests,
     bus,
     platform,

@@ -77,3 +77,69 @@ test('a scope disposes all its subscriptions with it and refuses to emit after',
   scope.on('module:loaded', () => calls++);
   assert.equal(bus.listenerCount(), 0);
 });
+
+test('declared events: validated at run time against their schema, in the history and onAny, never a typed handler', () => {
+  const bus = createEventBus();
+  const any: string[] = [];
+  const seen: unknown[] = [];
+  bus.onAny((r) => any.push(`${r.type}${'declared' in r ? ' (declared)' : ''}`));
+  bus.onDeclared('notes-index:counted', (p, r) => seen.push([p, r.owner]));
+  const events = bus.declareEvents('notes-index', [
+    { name: 'notes-index:counted', schema: { type: 'object', properties: { files: { type: 'integer', minimum: 0 } }, required: ['files'], additionalProperties: false } },
+    { name: 'notes-index:reset' },
+  ]);
+  assert.deepEqual(events.names, ['notes-index:counted', 'notes-index:reset']);
+  events.emit('notes-index:counted', { files: 3 });
+  events.emit('notes-index:reset', ['anything', 1]);
+  assert.throws(() => events.emit('notes-index:counted', { files: -1 }), (e: Error & { code?: string }) => e.code === 'INVALID_EVENT' && /\$\.files: /.test(e.message));
+  assert.throws(() => events.emit('notes-index:counted', { files: 1, extra: true }), /INVALID_EVENT|does not fit/);
+  assert.throws(() => events.emit('notes-index:other', {}), (e: Error & { code?: string; hint?: string }) => e.code === 'UNDECLARED_EVENT' && /notes-index:counted, notes-index:reset/.test(e.hint ?? ''));
+  assert.throws(() => events.emit('notes-index:counted', { files: 1n }), /not JSON data/);
+  assert.throws(() => events.emit('notes-index:reset', 'x'.repeat(70_000)), /at most 65536/);
+  assert.deepEqual(seen, [[{ files: 3 }, 'notes-index']]);
+  assert.deepEqual(any, ['notes-index:counted (declared)', 'notes-index:reset (declared)']);
+  const last = bus.history().at(-1)!;
+  assert.ok('declared' in last && last.owner === 'notes-index');
+  events.dispose();
+  assert.throws(() => events.emit('notes-index:counted', { files: 1 }), /EVENTS_WITHDRAWN|withdrawn/);
+  assert.deepEqual(bus.declaredEvents(), []);
+});
+
+test('declarations are refused for the kernel\'s and the built-in upgrades\' prefixes, bad names and bad schemas', () => {
+  const bus = createEventBus();
+  bus.reserveEventPrefixes(['made-upgrades']);
+  const code = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      return `${(e as { code?: string }).code}: ${(e as Error).message}`;
+    }
+    return 'no error';
+  };
+  assert.match(code(() => bus.declareEvents('workspace', [{ name: 'workspace:written' }])), /INVALID_EVENT_DECLARATION: .*belong to the system/);
+  assert.match(code(() => bus.declareEvents('made-upgrades', [{ name: 'made-upgrades:status' }])), /belong to the system/);
+  assert.match(code(() => bus.declareEvents('notes', [{ name: 'other:counted' }])), /is not "notes:<event>"/);
+  assert.match(code(() => bus.declareEvents('notes', [{ name: 'notes:Counted' }])), /kebab-case event/);
+  assert.match(code(() => bus.declareEvents('notes', [{ name: 'notes:a' }, { name: 'notes:a' }])), /declared twice/);
+  assert.match(code(() => bus.declareEvents('notes', [{ name: 'notes:a', schema: { type: 'no-such-type' } }])), /not a usable JSON Schema/);
+  assert.match(code(() => bus.declareEvents('Notes', [])), /not a kebab-case name/);
+});
+
+test('a new declaration by the same owner takes its names over; the old handle then emits nothing; a scope withdraws its declarations', () => {
+  const bus = createEventBus();
+  const v1 = bus.declareEvents('notes-index', [{ name: 'notes-index:counted' }]);
+  const v2 = bus.declareEvents('notes-index', [{ name: 'notes-index:counted' }]);
+  assert.throws(() => v1.emit('notes-index:counted', 1), /withdrawn/);
+  v1.dispose();
+  v2.emit('notes-index:counted', 2);
+  assert.deepEqual(bus.declaredEvents(), [{ name: 'notes-index:counted', owner: 'notes-index' }]);
+  v2.dispose();
+  const scope = bus.scope('MadeUpgrades');
+  scope.declareEvents('notes-index', [{ name: 'notes-index:counted' }]);
+  scope.onDeclared('notes-index:counted', () => undefined);
+  assert.equal(scope.subscriptionCount, 2);
+  assert.equal(bus.listenerCount(), 1);
+  scope.dispose();
+  assert.deepEqual(bus.declaredEvents(), []);
+  assert.equal(bus.listenerCount(), 0);
+});

@@ -1,6 +1,10 @@
 import mittImport, { type Emitter, type EventType } from 'mitt';
-import type { ArmatureEvents, ArmatureEventType } from './events.ts';
+import { checkPayload, compileDeclarations, type CompiledDeclaration, type DeclaredEventRecord, type DeclaredEvents, type EventDeclaration } from './declared-events.ts';
+import { ArmatureError } from './errors.ts';
+import { KERNEL_EVENT_PREFIXES, type ArmatureEvents, type ArmatureEventType } from './events.ts';
 import { DisposableStore, toDisposable, type Disposable } from './lifecycle.ts';
+
+export type { DeclaredEventRecord, DeclaredEvents, EventDeclaration } from './declared-events.ts';
 
 /** One recorded event. */
 export interface EventRecord<K extends ArmatureEventType = ArmatureEventType> {
@@ -11,6 +15,9 @@ export interface EventRecord<K extends ArmatureEventType = ArmatureEventType> {
   /** Monotonic sequence number, unique per bus. */
   seq: number;
 }
+
+/** Any recorded event: a typed one, or one declared at run time (`record.declared`). */
+export type AnyEventRecord = EventRecord | DeclaredEventRecord;
 
 /** Handler for one event type. */
 export type EventHandler<K extends ArmatureEventType> = (payload: ArmatureEvents[K], record: EventRecord<K>) => void;
@@ -25,12 +32,23 @@ export interface EventBusOptions {
 export interface EventSource {
   /** Subscribes to `type`; the returned disposable unsubscribes. */
   on<K extends ArmatureEventType>(type: K, handler: EventHandler<K>): Disposable;
-  /** Subscribes to every event. */
-  onAny(handler: (record: EventRecord) => void): Disposable;
+  /** Subscribes to every event, typed and declared. */
+  onAny(handler: (record: AnyEventRecord) => void): Disposable;
   /** Emits `type` with `payload` to every subscriber, synchronously. */
   emit<K extends ArmatureEventType>(type: K, payload: ArmatureEvents[K]): void;
-  /** Recent events, oldest first, optionally only of the given types. */
-  history<K extends ArmatureEventType>(types?: readonly K[]): EventRecord<K>[];
+  /** Recent events of the given types, oldest first. */
+  history<K extends ArmatureEventType>(types: readonly K[]): EventRecord<K>[];
+  /** Every recent event, typed and declared, oldest first. */
+  history(): AnyEventRecord[];
+  /**
+   * Declares events `owner` emits at run time (an agent-made upgrade's), each validated against
+   * its JSON Schema on every emit. Throws `INVALID_EVENT_DECLARATION` (see `declared-events.ts`).
+   * The same owner declaring again takes its names over (a new version of an upgrade); disposing a
+   * handle withdraws the names it still holds.
+   */
+  declareEvents(owner: string, declarations: readonly EventDeclaration[]): DeclaredEvents;
+  /** Subscribes to one declared event by its full name (declared yet or not). */
+  onDeclared(name: string, handler: (payload: unknown, record: DeclaredEventRecord) => void): Disposable;
 }
 
 /** A view of the bus whose subscriptions all end when the scope is disposed. */
@@ -47,6 +65,10 @@ export interface EventBus extends EventSource {
   listenerCount(): number;
   /** Changes how many recent events are kept. */
   setHistorySize(size: number): void;
+  /** Keeps event prefixes from declared events (the built-in upgrades' ids and event prefixes). */
+  reserveEventPrefixes(prefixes: Iterable<string>): void;
+  /** The declared events in force: name and owner. */
+  declaredEvents(): { name: string; owner: string }[];
 }
 
 /**
@@ -63,10 +85,20 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
   const emitter: Emitter<MittEvents> = mitt<MittEvents>();
   let limit = checkSize(options.historySize ?? 500);
   // A ring buffer keeps emit O(1) however long the history is.
-  let ring: (EventRecord | undefined)[] = new Array(limit);
+  let ring: (AnyEventRecord | undefined)[] = new Array(limit);
   let next = 0;
   let count = 0;
   let seq = 0;
+  const reserved = new Set<string>(KERNEL_EVENT_PREFIXES);
+  const declared = new Map<string, { handle: object; d: CompiledDeclaration }>();
+
+  const record = (r: AnyEventRecord) => {
+    if (limit > 0) {
+      ring[next] = r;
+      next = (next + 1) % limit;
+      count = Math.min(count + 1, limit);
+    }
+  };
 
   const bus: EventBus = {
     on(type, handler) {
@@ -80,19 +112,56 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
       return toDisposable(() => emitter.off('*', h as never));
     },
     emit(type, payload) {
-      const record = { type, payload, at: Date.now(), seq: ++seq } as EventRecord<typeof type>;
-      if (limit > 0) {
-        ring[next] = record as EventRecord;
-        next = (next + 1) % limit;
-        count = Math.min(count + 1, limit);
-      }
-      emitter.emit(type, record as never);
+      const r = { type, payload, at: Date.now(), seq: ++seq } as EventRecord<typeof type>;
+      record(r as EventRecord);
+      emitter.emit(type, r as never);
     },
-    history(types) {
-      const out: EventRecord[] = [];
+    declareEvents(owner, declarations) {
+      const compiled = compileDeclarations(owner, declarations, reserved);
+      const handle = {};
+      for (const d of compiled) declared.set(d.name, { handle, d });
+      let withdrawn = false;
+      const holds = (name: string) => declared.get(name)?.handle === handle;
+      return {
+        owner,
+        names: compiled.map((d) => d.name),
+        emit(name, payload) {
+          const entry = declared.get(name);
+          if (withdrawn || (entry && entry.handle !== handle && compiled.some((d) => d.name === name))) {
+            throw new ArmatureError('EVENTS_WITHDRAWN', `[events] ${owner} emitted ${name} after its events were withdrawn`, { hint: 'This version of the upgrade is no longer in force.' });
+          }
+          if (!entry || entry.handle !== handle) {
+            throw new ArmatureError('UNDECLARED_EVENT', `[events] ${owner} emitted ${JSON.stringify(String(name).slice(0, 80))}, which it did not declare`, {
+              hint: compiled.length ? `Its events: ${compiled.map((d) => d.name).join(', ')}.` : 'It declared no events: declare them (events: [{ name, schema }]).',
+            });
+          }
+          const data = checkPayload(entry.d, payload);
+          const r: DeclaredEventRecord = { type: name, payload: data, at: Date.now(), seq: ++seq, owner, declared: true };
+          record(r);
+          emitter.emit(name as ArmatureEventType, r as never);
+        },
+        dispose() {
+          withdrawn = true;
+          for (const d of compiled) if (holds(d.name)) declared.delete(d.name);
+        },
+      };
+    },
+    onDeclared(name, handler) {
+      const h = (r: DeclaredEventRecord) => {
+        if (r.declared) handler(r.payload, r);
+      };
+      emitter.on(name as ArmatureEventType, h as never);
+      return toDisposable(() => emitter.off(name as ArmatureEventType, h as never));
+    },
+    reserveEventPrefixes(prefixes) {
+      for (const p of prefixes) reserved.add(p);
+    },
+    declaredEvents: () => [...declared.values()].map(({ d }) => ({ name: d.name, owner: d.owner })),
+    history(types?: readonly string[]) {
+      const out: AnyEventRecord[] = [];
       for (let i = 0; i < count; i++) {
         const r = ring[(next - count + i + limit) % limit]!;
-        if (!types || (types as readonly string[]).includes(r.type)) out.push(r);
+        if (!types || types.includes(r.type)) out.push(r);
       }
       return out as never;
     },
@@ -145,11 +214,17 @@ function createScope(bus: EventBus, owner: string): EventScope {
   return {
     on: (type, handler) => track(bus.on(type, handler)),
     onAny: (handler) => track(bus.onAny(handler)),
+    onDeclared: (name, handler) => track(bus.onDeclared(name, handler)),
+    declareEvents(eventOwner, declarations) {
+      const handle = bus.declareEvents(eventOwner, declarations);
+      const tracked = track(handle);
+      return { owner: handle.owner, names: handle.names, emit: (name, payload) => handle.emit(name, payload), dispose: () => tracked.dispose() };
+    },
     emit: (type, payload) => {
       if (disposed) throw new Error(`[event-bus] ${owner} emitted ${type} after its scope was disposed`);
       bus.emit(type, payload);
     },
-    history: (types) => bus.history(types),
+    history: ((types?: readonly ArmatureEventType[]) => (types ? bus.history(types) : bus.history())) as EventSource['history'],
     get subscriptionCount() {
       return subs.size;
     },

@@ -29,6 +29,19 @@ export type PythonStatus = 'idle' | 'loading' | 'ready' | 'busy' | 'restarting' 
 /**
  * The single event map of the whole system: every event name and its payload.
  * Names are facts in the past tense. Payloads are plain, clone-safe data.
+ *
+ * The kernel's events are declared here. A built-in upgrade that adds events of its own declares
+ * them in its folder by module augmentation, so they stay typed without editing this file:
+ *
+ * ```ts
+ * declare module '../../src/kernel/events.ts' {
+ *   interface ArmatureEvents { 'made-upgrades:status': { id: string; status: UpgradeStatus } }
+ * }
+ * ```
+ *
+ * and lists their names in its `modules/upgrades.json` entry (`events`) and its metadata, which boot
+ * checks agree. Agent-made upgrades cannot be typed: they declare their events with a JSON Schema
+ * and the bus validates them at run time (`declareEvents`, `declared-events.ts`).
  */
 export interface ArmatureEvents {
   /**
@@ -122,3 +135,11 @@ export interface ArmatureEvents {
 
 /** Any event name. */
 export type ArmatureEventType = keyof ArmatureEvents;
+
+type PrefixOf<K> = K extends `${infer P}:${string}` ? P : never;
+
+/**
+ * The prefixes of the kernel's events (before the `:`): no upgrade may declare events under them.
+ * Checked against the map above by the compiler.
+ */
+export const KERNEL_EVENT_PREFIXES = ['module', 'system', 'tool', 'python', 'python-tool', 'tool-bridge', 'workspace', 'agent', 'change', 'widget'] as const satisfies readonly PrefixOf<ArmatureEventType>[];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { boot } from './boot.ts';
-import { createEventBus, type EventRecord } from './event-bus.ts';
+import { createEventBus, type AnyEventRecord } from './event-bus.ts';
 import type { UpgradeMetadata, UpgradeModule } from './upgrade.ts';
 import * as toolRunner from '../../upgrades/tool-runner/index.ts';
 import { memoryPlatform } from '../../test/helpers/memory-platform.ts';
@@ -53,7 +53,7 @@ const echoTool = { name: 'echo', description: 'Echo', module: 'Echo', inputSchem
 
 test('boots in dependency order with module:loading/loaded events and timings', async () => {
   const bus = createEventBus();
-  const events: EventRecord[] = [];
+  const events: AnyEventRecord[] = [];
   bus.onAny((r) => events.push(r));
   const { platform, importer } = project([{ id: 'Top', dependencies: ['Mid'] }, { id: 'Mid' }]);
   const sys = await boot({ platform, importer, bus });
@@ -219,5 +219,36 @@ test('parts an upgrade runs are reported after it, as modules with a parent, and
   assert.deepEqual(sys.modules.map((m) => [m.id, m.state]), [['ToolRunner', 'loaded'], ['Servers', 'loaded'], ['srv:a', 'failed'], ['srv:c', 'loaded'], ['After', 'loaded']]);
   assert.equal(sys.modules[2]!.error?.code, 'MCP_SERVER_EXITED');
   assert.deepEqual(events, ['module:loading:srv:a', 'module:loaded:srv:a', 'module:failed:srv:b', 'module:failed:srv:a', 'module:loaded:srv:b', 'module:loaded:srv:c', 'module:disposed:srv:b']);
+  await sys.dispose();
+});
+
+test('an upgrade\'s typed events must agree with its registry entry; a part may report a widget, category and title of its own', async () => {
+  const { platform, importer } = project(
+    [
+      { id: 'Typed', events: ['typed:happened' as never] },
+      {
+        id: 'Parent',
+        make: (_d, ctx) => ({ api: {}, init: () => ctx.parts.loaded('child:one', { version: 'v2', durationMs: 1, widget: 'child-widget', category: 'knowledge', title: 'Child one' }) }),
+      },
+    ],
+    { registry: (f) => (f.id === 'Typed' ? { events: ['typed:other'] } : {}) },
+  );
+  const sys = await boot({ platform, importer });
+  const typed = sys.modules.find((m) => m.id === 'Typed')!;
+  assert.equal(typed.state, 'failed');
+  assert.match(typed.error!.message, /events are \[typed:happened\] in upgrades\/typed\/index\.ts but \[typed:other\] in modules\/upgrades\.json/);
+  const part = sys.modules.find((m) => m.id === 'child:one')!;
+  assert.deepEqual([part.parent, part.widget, part.category, part.title, part.version], ['Parent', 'child-widget', 'knowledge', 'Child one', 'v2']);
+  await sys.dispose();
+});
+
+test('safe mode reaches every upgrade, and the booted persona is a copy of the file\'s', async () => {
+  let seen: boolean | undefined;
+  const { platform, importer } = project([{ id: 'Probe', make: (_d, ctx) => ((seen = ctx.safe), { api: {} }) }]);
+  const sys = await boot({ platform, importer, safe: true });
+  assert.equal(seen, true);
+  assert.equal(sys.safe, true);
+  sys.persona.tools.push('extra');
+  assert.deepEqual(sys.manifests.personas.get('default')!.tools, ['*']);
   await sys.dispose();
 });

@@ -29,8 +29,10 @@ export interface ModuleReport {
   durationMs: number;
   version?: string;
   category: UpgradeEntry['category'];
-  /** Widget tag from the module's metadata. */
+  /** Widget tag from the module's metadata (for a part: the one it reported, if any). */
   widget: string | null;
+  /** For a part: the name its card shows (e.g. an agent-made upgrade's widget title). Default: its id. */
+  title?: string;
   blueprint: string;
   error?: ErrorInfo;
   /** Module whose own failure made this one fail. */
@@ -55,6 +57,8 @@ export interface LoadOptions {
   config?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Default: {@link importUpgrade}. */
   importer?: UpgradeImporter;
+  /** Safe mode, handed to every upgrade (see `UpgradeContext.safe`). Default: false. */
+  safe?: boolean;
 }
 
 /** The persona scope the loader built. */
@@ -135,8 +139,9 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
         bus.emit('module:loading', { id, parent });
       },
       loaded: (id, info) => {
-        upsert(id, { state: 'loaded', ...info });
-        bus.emit('module:loaded', { id, ...info, parent });
+        const { version, durationMs, widget, category, title } = info;
+        upsert(id, { state: 'loaded', version, durationMs, widget: widget ?? null, ...(category ? { category } : {}), ...(title ? { title } : {}) });
+        bus.emit('module:loaded', { id, version, durationMs, parent });
       },
       failed: (id, error, durationMs) => {
         upsert(id, { state: 'failed', error, durationMs });
@@ -188,6 +193,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           tools: declared,
           config: options.config?.[entry.id] ?? {},
           parts: partsOf(entry.id),
+          safe: options.safe ?? false,
         });
         const implemented = Object.keys(instance.tools ?? {});
         const declaredOnly = declared.map((t) => t.name).filter((n) => !implemented.includes(n));
@@ -274,6 +280,7 @@ function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {
     );
   if (m.blueprint !== entry.blueprint) problems.push(`blueprint is ${m.blueprint} in ${where} but ${entry.blueprint} in modules/upgrades.json`);
   if (m.category !== entry.category) problems.push(`category is ${m.category} in ${where} but ${entry.category} in modules/upgrades.json`);
+  if (!same(m.events, entry.events)) problems.push(`events are [${(m.events ?? []).join(', ')}] in ${where} but [${entry.events.join(', ')}] in modules/upgrades.json`);
   if (problems.length) throw new ArmatureError('METADATA_MISMATCH', `[import] ${entry.id}: ${problems.join('; ')}`);
 }
 

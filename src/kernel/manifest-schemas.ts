@@ -42,6 +42,11 @@ export const UpgradeEntrySchema = z.strictObject({
   optionalDependencies: z.array(upgradeId).default([]),
   blueprint: blueprintId,
   category: z.enum(['agent', 'core', 'runtime', 'tools', 'storage', 'knowledge']),
+  /**
+   * Events the upgrade adds to the system's typed map (by module augmentation of `ArmatureEvents`
+   * in its folder), e.g. `made-upgrades:status`. Must agree with its metadata. Default: none.
+   */
+  events: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,39}:[a-z][a-z0-9-]{0,39}$/, 'an event name "<prefix>:<event>" in kebab-case, e.g. "made-upgrades:status"')).default([]),
 });
 
 /** `modules/upgrades.json`. */
@@ -60,6 +65,11 @@ export const PersonaSchema = z.strictObject({
    * namespace (an MCP server's), `"<namespace>.<tool>"` for one of them.
    */
   tools: z.array(allowEntry),
+  /**
+   * Tools the persona may not call even where `tools` allows them (e.g. with `"*"`): names or
+   * `"<namespace>.*"`. A persona overlay's `remove_tools` lands here. Default: none.
+   */
+  denyTools: z.array(allowEntry).optional(),
   /** Skill namespaces the agent is told about. Default: none. */
   skills: z.array(z.string().min(1)).default([]),
   /** MCP servers whose tools this persona gets (needs the McpClient upgrade). Default: none. */

@@ -161,3 +161,21 @@ test('a persona network policy is "none" or origins; anything else names the fie
     assert.match(e.message, /\$\.network/);
   }
 });
+
+test('upgrades declare their own typed events: kebab names, never under a kernel prefix, never twice', async () => {
+  const withEvents = (a: string[], b: string[] = []) => ({
+    'modules/upgrades.json': { upgrades: [{ ...upgrades.upgrades[0], events: a }, { ...upgrades.upgrades[1], events: b }] },
+  });
+  const m = await readManifests(files(withEvents(['tool-runner:tuned'])));
+  assert.deepEqual(m.upgrades.get('ToolRunner')!.events, ['tool-runner:tuned']);
+  assert.deepEqual(m.upgrades.get('Workspace')!.events, []);
+  assert.match((await manifestError(withEvents(['tool:tuned']))).message, /upgrades\[0\]\.events\[0\]: tool:tuned uses the kernel's prefix tool: declare it under the upgrade's own \(e\.g\. "tool-runner:\.\.\."\)/);
+  assert.match((await manifestError(withEvents(['shared:x'], ['shared:x']))).message, /upgrades\[1\]\.events\[0\]: event shared:x is already declared by ToolRunner/);
+  assert.match((await manifestError(withEvents(['NotKebab']))).message, /an event name "<prefix>:<event>" in kebab-case/);
+});
+
+test('a persona may deny tools its allow-list would grant', async () => {
+  const m = await readManifests(files({ 'modules/personas/default.json': { ...persona, denyTools: ['delete_file', 'memory.*'] } }));
+  assert.deepEqual(m.personas.get('default')!.denyTools, ['delete_file', 'memory.*']);
+  assert.match((await manifestError({ 'modules/personas/default.json': { ...persona, denyTools: ['Bad Name'] } })).message, /denyTools\[0\]/);
+});

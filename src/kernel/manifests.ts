@@ -11,6 +11,17 @@ import {
 } from './manifest-schemas.ts';
 import type { ProjectFiles } from '../platform/platform.ts';
 import { closest } from './suggest.ts';
+import { KERNEL_EVENT_PREFIXES } from './events.ts';
+
+/** An upgrade id in kebab-case (`MadeUpgrades` -> `made-upgrades`): the prefix of its events. */
+export function kebabOf(id: string): string {
+  return id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+/** Event prefixes agent-made upgrades may not take: every built-in upgrade's id in kebab-case and every prefix of their events. */
+export function reservedEventPrefixes(manifests: Pick<Manifests, 'upgrades'>): string[] {
+  return [...manifests.upgrades.values()].flatMap((u) => [kebabOf(u.id), ...u.events.map((e) => e.slice(0, e.indexOf(':')))]);
+}
 
 /** Tool manifest files, in the order they are read. */
 export const TOOL_MANIFESTS = ['modules/tools-read.json', 'modules/tools-write.json'] as const;
@@ -47,7 +58,15 @@ export async function readManifests(project: ProjectFiles): Promise<Manifests> {
     if (upgrades.has(u.id)) throw new ManifestError(registryFile, `at $.upgrades[${i}].id: upgrade ${u.id} is registered twice`);
     upgrades.set(u.id, u);
   });
+  const eventOwners = new Map<string, string>();
   registry.upgrades.forEach((u, i) => {
+    u.events.forEach((name, j) => {
+      const prefix = name.slice(0, name.indexOf(':'));
+      if ((KERNEL_EVENT_PREFIXES as readonly string[]).includes(prefix)) throw new ManifestError(registryFile, `at $.upgrades[${i}].events[${j}]: ${name} uses the kernel's prefix ${prefix}: declare it under the upgrade's own (e.g. "${kebabOf(u.id)}:...")`);
+      const prior = eventOwners.get(name);
+      if (prior) throw new ManifestError(registryFile, `at $.upgrades[${i}].events[${j}]: event ${name} is already declared by ${prior}`);
+      eventOwners.set(name, u.id);
+    });
     [...u.dependencies, ...u.optionalDependencies].forEach((d) => {
       if (!upgrades.has(d))
         throw new ManifestError(registryFile, `at $.upgrades[${i}]: ${u.id} depends on ${d}, which is not registered${hint(d, upgrades.keys())}`);

@@ -2,7 +2,7 @@ import type { EventScope } from './event-bus.ts';
 import type { ModuleInstance } from './container.ts';
 import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
 import type { Platform } from '../platform/platform.ts';
-import type { ToolCaller } from './events.ts';
+import type { ArmatureEventType, ToolCaller } from './events.ts';
 import type { ErrorInfo } from './errors.ts';
 
 /** Categories group widgets on the dashboard. */
@@ -26,6 +26,11 @@ export interface UpgradeMetadata {
   category: UpgradeCategory;
   /** Custom element tag of its widget, or `null` for none. */
   widget: string | null;
+  /**
+   * Events it adds to the typed map (module augmentation of `ArmatureEvents` in its folder); must
+   * agree with `events` in `modules/upgrades.json`. Default: none.
+   */
+  events?: readonly ArmatureEventType[];
 }
 
 /** Context of one tool call, handed to the implementing handler. */
@@ -49,7 +54,12 @@ export type ToolHandler = (args: Record<string, unknown>, call: ToolCallContext)
  */
 export interface ModuleParts {
   loading(id: string): void;
-  loaded(id: string, info: { version: string; durationMs: number }): void;
+  /**
+   * The part runs. `widget` names the custom element that shows it on the dashboard (defined by
+   * the upgrade's `widget.ts`, handed the upgrade's API); `category` and `title` place and name its
+   * card. Default: no widget of its own (it shows in its upgrade's), the upgrade's category.
+   */
+  loaded(id: string, info: { version: string; durationMs: number; widget?: string; category?: UpgradeCategory; title?: string }): void;
   failed(id: string, error: ErrorInfo, durationMs: number): void;
   /** The part is gone: its report is removed. */
   disposed(id: string): void;
@@ -69,6 +79,11 @@ export interface UpgradeContext {
   config: Readonly<Record<string, unknown>>;
   /** Reports parts this upgrade runs as modules of their own (see {@link ModuleParts}). */
   parts: ModuleParts;
+  /**
+   * Safe mode (`armature boot --safe`, the dashboard's `?safe`): only what the persona files in
+   * `modules/` name runs; nothing an agent made is brought back into force at boot. Default: false.
+   */
+  safe: boolean;
 }
 
 /** What an upgrade's factory returns: a container instance plus the tools it implements. */

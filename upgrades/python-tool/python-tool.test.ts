@@ -1,7 +1,7 @@
 // PythonTool and the call_tool bridge, end to end: a real ToolRunner, a real Pyodide worker.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEventBus, type EventRecord } from '../../src/kernel/event-bus.ts';
+import { createEventBus, type AnyEventRecord } from '../../src/kernel/event-bus.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { createToolRunner } from '../tool-runner/tool-runner.ts';
@@ -250,7 +250,7 @@ except ToolError as e:
   });
 
   test('every call emits tool-bridge:called; slow calls also a warning event and a log line', async () => {
-    const seen: EventRecord[] = [];
+    const seen: AnyEventRecord[] = [];
     const sub = bus.onAny((r) => r.type.startsWith('tool-bridge:') && seen.push(r));
     await run('call_tool("echo", {"value": "abc"})\ncall_tool("slow")');
     sub.dispose();

@@ -91,6 +91,11 @@ export interface ChangeRecord {
   outcome?: string;
   /** The change it replaced when it came into force. */
   replaced?: string;
+  /**
+   * Changes (of any kind) it builds on that had not come into force when it was gated — e.g. an
+   * upgrade built on a blueprint that waits for approval. It comes into force only after them.
+   */
+  requires?: string[];
 }
 
 /** A change whose gate is still running: no status yet, no tests. */
@@ -138,6 +143,12 @@ export interface GateReport {
   problems: string[];
   /** The tests, run in the confinement the change will run in. None, or any failing -> rejected. */
   tests: ChangeTest[];
+  /**
+   * Ids of pending changes this version builds on (its blueprint, an upgrade a persona overlay
+   * names). It waits as pending until they are in force and cannot be approved before them; a
+   * rejection of one rejects it too. Default: none.
+   */
+  requires?: string[];
 }
 
 /** Facts about a version handed to a kind. */
@@ -176,6 +187,11 @@ export interface ChangeKindHandler<Content = unknown> {
   release?(target: string, hash: string): Promise<void>;
   /** What the changes widget shows of a version. */
   present(content: Content): ChangePresentation;
+  /**
+   * Targets of the same kind this content needs in force first (an upgrade's dependencies):
+   * `restore` brings targets back in that order. Default: none.
+   */
+  dependenciesOf?(content: Content): string[];
 }
 
 /** A stored active version that could not be brought back at boot. */
@@ -200,9 +216,12 @@ export interface ChangesApi {
   rollback(kind: ChangeKind, target: string, version: number, options: ChangeOptions): Promise<ChangeRecord>;
   /** Takes `target` out of service: a change like any other (policy, recorded). */
   retire(kind: ChangeKind, target: string, options: ChangeOptions): Promise<ChangeRecord>;
-  /** A person brings a pending change into force. Refuses (`APPROVAL_REFUSED`) any caller but `ui` and `cli`. */
+  /**
+   * A person brings a pending change into force. Refuses (`APPROVAL_REFUSED`) any caller but `ui`
+   * and `cli`, and (`REQUIREMENT_PENDING`) a change whose requirements wait for approval themselves.
+   */
   approve(id: string, options: { caller: ToolCaller }): Promise<ChangeRecord>;
-  /** A person refuses a pending change. Refuses (`APPROVAL_REFUSED`) any caller but `ui` and `cli`. */
+  /** A person refuses a pending change (and the pending changes that require it). Refuses (`APPROVAL_REFUSED`) any caller but `ui` and `cli`. */
   reject(id: string, options: { caller: ToolCaller; reason?: string }): Promise<ChangeRecord>;
   /**
    * The system takes back the change in force for `target` (the canary saw it fail): the version
@@ -225,11 +244,13 @@ export interface ChangesApi {
   policy(kind: ChangeKind): SelfModificationPolicy;
   /**
    * At boot: brings each target of `kind` whose change in force has a version back into force with
-   * the kind's `activate`. A version that fails (its stored content is missing or does not match
-   * its hash, or `activate` throws) is skipped and reported (`change:load-failed`); the others
-   * still load. Never rejects.
+   * the kind's `activate`, dependencies first (`dependenciesOf`). A version that fails (its stored
+   * content is missing or does not match its hash, or `activate` throws) is skipped and reported
+   * (`change:load-failed`); the others still load. In safe mode it brings nothing back. Never rejects.
    */
   restore(kind: ChangeKind): Promise<LoadFailure[]>;
+  /** Whether the system was booted in safe mode: agent-made changes in force were not brought back. */
+  readonly safe: boolean;
   /** Versions that failed to load at boot. */
   loadFailures(): LoadFailure[];
 }

@@ -24,8 +24,10 @@ import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { SystemArea } from '../workspace/system-area.ts';
 import { LineageStore } from './lineage.ts';
+import { presentChange } from './present.ts';
+import { ChangeRecords, targetQueue } from './records.ts';
 import { RunTracker } from './run-tracker.ts';
-import { trimTest, verdictOf } from './verdict.ts';
+import { dependencyOrder, trimTest, verdictOf } from './verdict.ts';
 
 /** Options of {@link createChanges}. */
 export interface ChangesOptions {
@@ -37,6 +39,8 @@ export interface ChangesOptions {
   persona: Persona;
   /** Largest test value kept in a record, in characters of JSON (longer ones are cut). Default: 4000. */
   maxTestValueChars?: number;
+  /** Safe mode: `restore` brings nothing back. Default: false. */
+  safe?: boolean;
 }
 
 /** Whether `caller` is a person (the dashboard or the command line): only people approve. */
@@ -52,21 +56,13 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
   const maxValueChars = options.maxTestValueChars ?? 4000;
   const store = new LineageStore(options.area);
   const loaded = store.load();
-  const records = new Map(loaded.records.map((r) => [r.id, r]));
+  const records = new ChangeRecords(loaded.records);
   const kinds = new Map<ChangeKind, ChangeKindHandler>();
   const runs = new RunTracker(bus);
   const failures: LoadFailure[] = [];
-  const queues = new Map<string, Promise<unknown>>();
-
+  const queue = targetQueue();
   /** Runs `op` after every earlier operation on the same target. */
-  const serial = <T>(kind: ChangeKind, target: string, op: () => Promise<T>): Promise<T> => {
-    const key = `${kind}\u0000${target}`;
-    const next = (queues.get(key) ?? Promise.resolve()).then(op, op);
-    const settled = next.catch(() => undefined);
-    queues.set(key, settled);
-    void settled.then(() => queues.get(key) === settled && queues.delete(key));
-    return next;
-  };
+  const serial = <T>(kind: ChangeKind, target: string, op: () => Promise<T>): Promise<T> => queue(`${kind}\u0000${target}`, op);
 
   const handlerOf = (kind: ChangeKind): ChangeKindHandler => {
     const h = kinds.get(kind);
@@ -85,23 +81,11 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
     });
   };
 
-  const newId = (): string => {
-    for (;;) {
-      const bytes = crypto.getRandomValues(new Uint8Array(4));
-      const id = `c${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
-      if (!records.has(id)) return id;
-    }
-  };
-
-  const history = (kind: ChangeKind, target: string) => [...records.values()].filter((r) => r.kind === kind && r.target === target);
-  const activeOf = (kind: ChangeKind, target: string) => history(kind, target).find((r) => r.status === 'active');
-
-  /** The version number of `hash` for a target: the one it had before, or the next free one. */
-  const versionFor = (kind: ChangeKind, target: string, hash: string): number => {
-    const all = history(kind, target);
-    const same = all.find((r) => r.hash === hash && r.version !== null);
-    return same ? same.version! : Math.max(0, ...all.map((r) => r.version ?? 0)) + 1;
-  };
+  const newId = () => records.newId();
+  const history = (kind: ChangeKind, target: string) => records.history(kind, target);
+  const activeOf = (kind: ChangeKind, target: string) => records.activeOf(kind, target);
+  /** Who lets a change into force without a person's decision now: the person who proposed it, or the policy. */
+  const automatic = (r: ChangeRecord) => (isPerson(r.caller.via) ? r.caller.via : policy(r.kind) === 'auto' ? 'auto' : undefined);
 
   const callerOf = (o: ChangeOptions): ChangeCaller => {
     const run = runs.runOf(o.caller, o.callId);
@@ -116,7 +100,7 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
     Object.assign(r, patch);
     if (records.get(r.id) === r) await store.transition(r, patch);
     else {
-      records.set(r.id, r);
+      records.add(r);
       await store.record(r);
     }
   };
@@ -159,7 +143,7 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       kind: h.kind,
       target,
       action,
-      version: versionFor(h.kind, target, hash),
+      version: records.versionFor(h.kind, target, hash),
       hash,
       parent: active?.version ?? null,
       reason: o.reason ?? '',
@@ -169,13 +153,16 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
     bus.emit('change:proposed', { change: structuredClone(base) });
     let problems: string[];
     let tests: ChangeTest[];
+    let requires: string[] = [];
     try {
-      ({ problems, tests } = await h.gate(target, content, { hash, caller: base.caller }));
+      ({ problems, tests, requires = [] } = await h.gate(target, content, { hash, caller: base.caller }));
     } catch (e) {
       problems = [`the gate itself failed: ${describeError(e)}`];
       tests = [];
     }
     const r: ChangeRecord = { ...base, status: 'pending', tests: tests.map((t) => trimTest(t, maxValueChars)) };
+    requires = [...new Set(requires)].filter((id) => records.get(id) && !records.cameIn(id));
+    if (requires.length) r.requires = requires;
     const verdict = verdictOf(problems, tests);
     if (verdict) {
       await commit(r, { status: 'rejected', decidedAt: Date.now(), outcome: `rejected: ${verdict}` });
@@ -184,18 +171,50 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       return r;
     }
     r.outcome = `${tests.length} of ${tests.length} test${tests.length === 1 ? '' : 's'} passed`;
-    if (isPerson(o.caller)) return activate(h, r, content, o.caller);
-    if (policy(h.kind) === 'auto') return activate(h, r, content, 'auto');
+    const waiting = records.unmet(r);
+    if (!waiting.length) {
+      const approver = automatic(r);
+      if (approver) return activate(h, r, content, approver);
+    } else {
+      r.outcome += `; it builds on change${waiting.length === 1 ? '' : 's'} ${waiting.join(', ')}, which must come into force first`;
+    }
     await commit(r, {});
     emit('change:pending', r);
     await h.release?.(target, hash);
     return r;
   }
 
+  /**
+   * What the decision on `r` means for the pending changes that build on it: a rejection rejects
+   * them; coming into force lets in those whose requirements are now met and that need no person
+   * (proposed by one, or under an `auto` policy). Runs outside `r`'s queue, each on its own target's.
+   */
+  async function settle(r: ChangeRecord): Promise<void> {
+    for (const p of records.dependentsOf(r.id)) {
+      const h = kinds.get(p.kind);
+      if (!h) continue;
+      const changed = await serial(p.kind, p.target, async () => {
+        if (p.status !== 'pending') return false;
+        const failed = records.failedRequirement(p);
+        if (failed) {
+          await commit(p, { status: 'rejected', decidedAt: Date.now(), outcome: `rejected: it builds on change ${failed.id}, which was ${failed.status}` });
+          emit('change:rejected', p);
+          if (p.hash) await h.release?.(p.target, p.hash);
+          return true;
+        }
+        const approver = automatic(p);
+        if (records.unmet(p).length || !approver) return false;
+        await activate(h, p, await readContent(p), approver);
+        return true;
+      });
+      if (changed) await settle(p);
+    }
+  }
+
   const notFound = (id: string) =>
     new ArmatureError('CHANGE_NOT_FOUND', `[changes] no change ${quote(id)}`, {
       hint: (() => {
-        const pending = [...records.values()].filter((r) => r.status === 'pending').map((r) => r.id);
+        const pending = records.list({ status: 'pending' }).map((r) => r.id);
         return pending.length ? `Pending changes: ${pending.join(', ')}.` : 'No change is pending: list them with armature changes.';
       })(),
     });
@@ -225,7 +244,9 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       const h = handlerOf(request.kind);
       checkPolicy(request.kind, request.caller);
       const target = h.targetOf(request.content);
-      return serial(h.kind, target, () => gateAndDecide(h, target, request.action, request.content, request));
+      const r = await serial(h.kind, target, () => gateAndDecide(h, target, request.action, request.content, request));
+      await settle(r);
+      return r;
     },
 
     async rollback(kind, target, version, o) {
@@ -272,25 +293,36 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       const r = records.get(id);
       if (!r) throw notFound(id);
       const h = handlerOf(r.kind);
-      return serial(r.kind, r.target, async () => {
+      const done = await serial(r.kind, r.target, async () => {
         if (r.status !== 'pending') throw new ArmatureError('CHANGE_NOT_PENDING', `[changes] change ${id} is ${r.status}, not pending`, { hint: 'Only pending changes are approved or rejected.' });
+        const waiting = records.unmet(r);
+        if (waiting.length) {
+          const described = waiting.map((w) => records.get(w)!).map((w) => `${w.id} (${w.kind} ${w.target}, ${w.status})`);
+          throw new ArmatureError('REQUIREMENT_PENDING', `[changes] change ${id} builds on ${described.join(', ')}: approve ${waiting.length === 1 ? 'it' : 'them'} first`, {
+            hint: `armature approve ${[...waiting, id].join(' ')}`,
+          });
+        }
         const content = await readContent(r);
         await commit(r, { approver: o.caller, decidedAt: Date.now() });
         emit('change:approved', r);
         return activate(h, r, content, o.caller);
       });
+      await settle(done);
+      return done;
     },
 
     async reject(id, o) {
       if (!isPerson(o.caller)) throw refuseAgent('reject', o.caller);
       const r = records.get(id);
       if (!r) throw notFound(id);
-      return serial(r.kind, r.target, async () => {
+      const done = await serial(r.kind, r.target, async () => {
         if (r.status !== 'pending') throw new ArmatureError('CHANGE_NOT_PENDING', `[changes] change ${id} is ${r.status}, not pending`, { hint: 'Only pending changes are approved or rejected.' });
         await commit(r, { status: 'rejected', decidedAt: Date.now(), outcome: `rejected by ${o.caller}${o.reason ? `: ${o.reason}` : ''}` });
         emit('change:rejected', r);
         return r;
       });
+      await settle(done);
+      return done;
     },
 
     async revert(kind, target, why, onlyIf) {
@@ -324,13 +356,7 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       });
     },
 
-    list(filter = {}) {
-      return [...records.values()]
-        .filter((r) => (!filter.kind || r.kind === filter.kind) && (!filter.target || r.target === filter.target) && (!filter.status || r.status === filter.status))
-        .map((r, i) => ({ r, i }))
-        .sort((a, b) => b.r.at - a.r.at || b.i - a.i)
-        .map(({ r }) => r);
-    },
+    list: (filter) => records.list(filter),
 
     get: (id) => records.get(id),
 
@@ -338,48 +364,45 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
 
     content: (r) => (r.hash === null ? undefined : store.peekVersion(r.hash)?.content),
 
-    present(id) {
-      const change = records.get(id);
-      if (!change) return undefined;
-      const show = (hash: string | null) => {
-        const v = hash === null ? undefined : store.peekVersion(hash);
-        if (!v) return undefined;
-        const h = kinds.get(change.kind);
-        try {
-          return h ? h.present(v.content) : { code: JSON.stringify(v.content, null, 2) };
-        } catch {
-          return { code: JSON.stringify(v.content, null, 2) };
-        }
-      };
-      const parent = change.parent === null ? undefined : history(change.kind, change.target).find((r) => r.version === change.parent && r.hash !== null);
-      const current = show(change.hash);
-      const previous = parent ? show(parent.hash) : undefined;
-      return { change, ...(current ? { current } : {}), ...(previous ? { previous } : {}) };
-    },
+    present: (id) => presentChange(id, records, store, kinds),
 
     policy,
 
     async restore(kind) {
       const h = handlerOf(kind);
+      if (options.safe) return [];
       const found: LoadFailure[] = [];
-      const targets = [...new Set([...records.values()].filter((r) => r.kind === kind).map((r) => r.target))];
+      const fail = (r: ChangeRecord, e: unknown) => {
+        const failure: LoadFailure = { change: structuredClone(r), error: toErrorInfo(e, 'LOAD_FAILED') };
+        found.push(failure);
+        failures.push(failure);
+        bus.emit('change:load-failed', failure);
+      };
+      const targets = [...new Set(records.all().filter((r) => r.kind === kind).map((r) => r.target))];
+      const inForce = new Map<string, { r: ChangeRecord; content: unknown }>();
       for (const target of targets) {
         const r = activeOf(kind, target);
         if (!r || r.hash === null) continue;
+        try {
+          inForce.set(target, { r, content: await readContent(r) });
+        } catch (e) {
+          fail(r, e);
+        }
+      }
+      for (const target of dependencyOrder(inForce, (c) => h.dependenciesOf?.(c) ?? [])) {
+        const { r, content } = inForce.get(target)!;
         await serial(kind, target, async () => {
           try {
-            const content = await readContent(r);
             await h.activate(target, content, { change: r.id, version: r.version!, hash: r.hash!, caller: r.caller });
           } catch (e) {
-            const failure: LoadFailure = { change: structuredClone(r), error: toErrorInfo(e, 'LOAD_FAILED') };
-            found.push(failure);
-            failures.push(failure);
-            bus.emit('change:load-failed', failure);
+            fail(r, e);
           }
         });
       }
       return found;
     },
+
+    safe: options.safe ?? false,
 
     loadFailures: () => [...failures],
 

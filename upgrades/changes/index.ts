@@ -25,6 +25,7 @@ export const factory: UpgradeModule<ChangesApi>['factory'] = (deps, ctx) => {
     bus: ctx.bus,
     persona: ctx.persona,
     maxTestValueChars: typeof ctx.config.maxTestValueChars === 'number' ? ctx.config.maxTestValueChars : undefined,
+    safe: ctx.safe,
   });
   if (api.problems.length) console.warn(`[changes] skipped unreadable lineage lines: ${api.problems.slice(0, 5).join('; ')}`);
   return { api, dispose: () => api.dispose() };

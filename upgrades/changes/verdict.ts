@@ -1,7 +1,8 @@
 /**
  * How a gate's report becomes a verdict: any static problem, no tests at all, or any failing test
- * rejects a version, said in one sentence that quotes the first failures; and how a test's value
- * is kept in a record without letting one huge value swell the lineage.
+ * rejects a version, said in one sentence that quotes the first failures; how a test's value
+ * is kept in a record without letting one huge value swell the lineage; and the order versions
+ * that depend on each other come back in.
  */
 import type { ChangeTest } from '../../src/kernel/change-contract.ts';
 
@@ -20,4 +21,22 @@ export function trimTest(t: ChangeTest, maxChars: number): ChangeTest {
   if (!('value' in t)) return t;
   const json = JSON.stringify(t.value) ?? 'null';
   return json.length <= maxChars ? t : { ...t, value: `${json.slice(0, maxChars)}… [${json.length - maxChars} more characters of JSON]` };
+}
+
+/**
+ * The keys of `items` ordered so that each comes after the keys `depsOf` names for it (those in
+ * `items`; others are ignored). Ties keep the map's order; a cycle is broken where it is found.
+ */
+export function dependencyOrder<T>(items: ReadonlyMap<string, { content: T }>, depsOf: (content: T) => readonly string[]): string[] {
+  const out: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (key: string) => {
+    if (state.has(key)) return;
+    state.set(key, 'visiting');
+    for (const d of depsOf(items.get(key)!.content)) if (items.has(d)) visit(d);
+    state.set(key, 'done');
+    out.push(key);
+  };
+  for (const key of items.keys()) visit(key);
+  return out;
 }

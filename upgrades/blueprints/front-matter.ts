@@ -19,10 +19,19 @@ export type BlueprintFrontMatter = z.infer<typeof BlueprintFrontMatterSchema>;
 
 /** A parsed blueprint. */
 export interface Blueprint extends BlueprintFrontMatter {
-  /** Project-relative file, e.g. `blueprints/0x000031-python-tool.md`. */
+  /**
+   * Project-relative file, e.g. `blueprints/0x000031-python-tool.md`; for an agent-made blueprint,
+   * where its version lives: `changes:<first 12 hex of its sha256>`.
+   */
   file: string;
   /** Markdown after the front matter. */
   body: string;
+  /** `project`: a file in `blueprints/`; `agent`: made with create_blueprint. */
+  origin: 'project' | 'agent';
+  /** An agent-made blueprint's version in force. */
+  version?: number;
+  /** The change that brought that version into force. */
+  change?: string;
 }
 
 /**
@@ -43,5 +52,5 @@ export function parseBlueprint(file: string, text: string): Blueprint {
     const why = result.error.issues.map((i) => `at ${formatJsonPath(i.path)}: ${i.message}`).join('; ');
     throw new ArmatureError('BLUEPRINT_INVALID', `[blueprints] ${file}: ${why}`);
   }
-  return { ...result.data, file, body: match[2]!.trim() };
+  return { ...result.data, file, body: match[2]!.trim(), origin: 'project' };
 }

@@ -2,20 +2,49 @@ import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { closest } from '../../src/kernel/suggest.ts';
 import type { ProjectFiles } from '../../src/platform/platform.ts';
+import type { ChecklistItem } from './checklist.ts';
 import { parseBlueprint, type Blueprint } from './front-matter.ts';
 
 /** Summary of one blueprint, as `list_blueprints` returns it. */
 export type BlueprintSummary = Omit<Blueprint, 'body'>;
 
+/**
+ * Ids agent-made blueprints are given: `0xA00001` up to `0xAFFFFF`. The project's own blueprints
+ * stay below `0xA00000` (`loadBlueprints` refuses one in this range), so the two never collide.
+ */
+export const AGENT_BLUEPRINT_IDS = { first: 0xa00001, last: 0xafffff } as const;
+
+/** Whether `id` is in the range of agent-made blueprints. */
+export function isAgentBlueprintId(id: string): boolean {
+  const n = /^0x[0-9A-F]{6}$/.test(id) ? Number.parseInt(id.slice(2), 16) : NaN;
+  return n >= AGENT_BLUEPRINT_IDS.first - 1 && n <= AGENT_BLUEPRINT_IDS.last;
+}
+
+/** A blueprint an upgrade may be built from: in force, or an agent-made version waiting for approval. */
+export interface BlueprintCandidate {
+  blueprint: Blueprint;
+  /** Its verification checklist. */
+  checklist: ChecklistItem[];
+  /** `project`: a file; `active`: an agent-made version in force; `pending`: one waiting for a person. */
+  status: 'project' | 'active' | 'pending';
+  /** The change of that version (agent-made only). */
+  change?: string;
+}
+
 /** The Blueprints upgrade's API. */
 export interface BlueprintRegistryApi {
-  /** Every blueprint, sorted by id. */
+  /** Every blueprint in force, the project's and agents', sorted by id. */
   list(): BlueprintSummary[];
   /** The blueprint with `id`; throws `BLUEPRINT_NOT_FOUND` suggesting close ids. */
   get(id: string): Blueprint;
+  /**
+   * The blueprint `id` for building an upgrade from: the one in force, else the newest agent-made
+   * version waiting for approval, else `undefined`.
+   */
+  candidate(id: string): BlueprintCandidate | undefined;
 }
 
-/** Reads and parses every `blueprints/*.md`; ids must be unique. */
+/** Reads and parses every `blueprints/*.md`; ids must be unique and below the agents' range. */
 export async function loadBlueprints(project: ProjectFiles): Promise<Blueprint[]> {
   const out: Blueprint[] = [];
   const seen = new Map<string, string>();
@@ -24,24 +53,43 @@ export async function loadBlueprints(project: ProjectFiles): Promise<Blueprint[]
     const bp = parseBlueprint(file, await project.read(file));
     const prior = seen.get(bp.id);
     if (prior) throw new ArmatureError('BLUEPRINT_INVALID', `[blueprints] ${file}: id ${bp.id} is already used by ${prior}`);
+    if (isAgentBlueprintId(bp.id)) throw new ArmatureError('BLUEPRINT_INVALID', `[blueprints] ${file}: id ${bp.id} is in 0xA00000-0xAFFFFF, the range kept for agent-made blueprints`, { hint: 'Pick an id below 0xA00000 (blueprints/README.md lists the ranges).' });
     seen.set(bp.id, file);
     out.push(bp);
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
+/** A registry: the project's blueprints, plus agent-made ones as they come into force and go. */
+export interface BlueprintRegistry extends Omit<BlueprintRegistryApi, 'candidate'> {
+  /** Puts an agent-made blueprint in force (replacing its earlier version). */
+  setMade(blueprint: Blueprint): void;
+  /** Takes an agent-made blueprint out. */
+  removeMade(id: string): void;
+  /** Whether a blueprint with `id` is a file of the project. */
+  isProject(id: string): boolean;
+}
+
 /** A registry over loaded blueprints. */
-export function createBlueprintRegistry(blueprints: readonly Blueprint[]): BlueprintRegistryApi {
-  const byId = new Map(blueprints.map((b) => [b.id, b]));
+export function createBlueprintRegistry(blueprints: readonly Blueprint[]): BlueprintRegistry {
+  const project = new Map(blueprints.map((b) => [b.id, b]));
+  const made = new Map<string, Blueprint>();
+  const byId = (id: string) => project.get(id) ?? made.get(id);
   return {
-    list: () => blueprints.map(({ body: _body, ...summary }) => summary),
+    list: () =>
+      [...project.values(), ...made.values()]
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map(({ body: _body, ...summary }) => summary),
     get(id) {
-      const bp = byId.get(id) ?? byId.get(id.toUpperCase().replace(/^0X/, '0x'));
+      const bp = byId(id) ?? byId(String(id).toUpperCase().replace(/^0X/, '0x'));
       if (bp) return bp;
-      const near = closest(id, byId.keys());
+      const near = closest(id, [...project.keys(), ...made.keys()]);
       throw new ArmatureError('BLUEPRINT_NOT_FOUND', `[blueprints] no blueprint ${quote(id)}${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`, {
         hint: 'List the blueprints with list_blueprints.',
       });
     },
+    setMade: (bp) => void made.set(bp.id, bp),
+    removeMade: (id) => void made.delete(id),
+    isProject: (id) => project.has(id),
   };
 }

@@ -10,10 +10,10 @@ const doc = (id: string, body: string) => parseBlueprint(`blueprints/${id}.md`, 
 describe('blueprints-widget', () => {
   it('lists blueprints and renders one as formatted text when clicked', async () => {
     const bus = createEventBus();
-    const api = createBlueprintRegistry([
+    const api = { ...createBlueprintRegistry([
       doc('0x000001', '# Title\n\nSome **bold** and `code`.\n\n- one\n- two\n\n```ts\nconst x = 1;\n```\n\n<script>alert(1)</script>'),
       doc('0x000002', 'Plain.'),
-    ]);
+    ]), candidate: () => undefined };
     const el = new BlueprintsWidget();
     el.context = { bus, moduleId: 'Blueprints', api, report: report('Blueprints', { category: 'knowledge' }) };
     await mount(el);

@@ -1,11 +1,22 @@
 import { css, html, nothing } from 'lit';
+import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { renderMarkdown } from '../../src/widgets/markdown.ts';
 import { metadata } from './index.ts';
 import type { BlueprintRegistryApi } from './registry.ts';
 
-/** Blueprints widget: the list; click one to read it, rendered as formatted text. */
+/**
+ * Blueprints widget: the list — the project's and agents' (marked "agent", with their version) —
+ * kept current from change events; click one to read it, rendered as formatted text.
+ */
 export class BlueprintsWidget extends ModuleWidget<BlueprintRegistryApi> {
+  // An agent's blueprint comes into force or goes out: the list changes.
+  private readonly changes = new BusController(this, () => this.bus, ['change:activated', 'change:rolled-back'], () => undefined);
+
+  protected override onContext(): void {
+    this.changes.connect();
+  }
+
   static override styles = [widgetStyles, css`
     .doc { max-height: 420px; overflow: auto; border-top: 1px solid #eceff4; margin-top: 8px; padding-top: 4px; }
     .doc h1 { font-size: 17px; } .doc h2 { font-size: 15px; } .doc h3, .doc h4 { font-size: 14px; }
@@ -14,6 +25,7 @@ export class BlueprintsWidget extends ModuleWidget<BlueprintRegistryApi> {
     ul.list { list-style: none; padding: 0; margin: 6px 0; }
     ul.list li { margin: 2px 0; }
     .id { font-family: ui-monospace, monospace; color: #4a5366; margin-right: 6px; }
+    .origin { font-size: 11px; border: 1px solid #8a93a6; border-radius: 8px; padding: 0 5px; margin-left: 6px; color: #4a5366; }
   `];
   static override properties = { ...ModuleWidget.properties, selected: { state: true } };
   declare selected: string | undefined;
@@ -23,7 +35,7 @@ export class BlueprintsWidget extends ModuleWidget<BlueprintRegistryApi> {
     return {
       state: this.context?.report.state === 'failed' ? 'error' : 'idle',
       primaryMetric: counted(list.length, 'blueprint'),
-      secondaryMetric: counted(new Set(list.map((b) => b.target)).size, 'target'),
+      secondaryMetric: `${counted(new Set(list.map((b) => b.target)).size, 'target')}${list.some((b) => b.origin === 'agent') ? `, ${list.filter((b) => b.origin === 'agent').length} by agents` : ''}`,
     };
   }
 
@@ -34,7 +46,7 @@ export class BlueprintsWidget extends ModuleWidget<BlueprintRegistryApi> {
     return html`<ul class="list" aria-label="blueprints">
         ${list.map(
           (b) => html`<li><button type="button" aria-pressed=${this.selected === b.id ? 'true' : 'false'} @click=${() => (this.selected = this.selected === b.id ? undefined : b.id)}>
-            <span class="id">${b.id}</span>${b.title}</button> <span class="secondary">→ ${b.target}</span></li>`,
+            <span class="id">${b.id}</span>${b.title}</button> <span class="secondary">→ ${b.target}</span>${b.origin === 'agent' ? html`<span class="origin" title="written by an agent (create_blueprint)">agent v${b.version}</span>` : nothing}</li>`,
         )}
       </ul>
       ${bp ? html`<article class="doc" aria-label="blueprint ${bp.id}" tabindex="0">${renderMarkdown(bp.body)}</article>` : nothing}`;

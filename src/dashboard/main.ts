@@ -8,6 +8,8 @@ import '../widgets/dashboard.ts';
 
 const params = new URLSearchParams(location.search);
 const persona = params.get('persona') ?? 'default';
+// ?safe boots only what the persona file names: nothing an agent made is loaded, for review.
+const safe = params.has('safe') && params.get('safe') !== 'off';
 const app = document.getElementById('app')!;
 const label = document.getElementById('persona')!;
 const bus = createEventBus({ historySize: 2000 });
@@ -27,6 +29,7 @@ try {
   const sys = await boot({
     bus,
     persona,
+    safe,
     platform: createBrowserPlatform(),
     config: {
       // The server bundles the worker next to this file and serves Pyodide from the installed package.
@@ -39,7 +42,7 @@ try {
       ...(servers ? { McpClient: { servers } } : {}),
     },
   });
-  label.textContent = `persona ${sys.persona.id} — ${sys.persona.name}`;
+  label.textContent = `persona ${sys.persona.id} — ${sys.persona.name}${sys.safe ? ' (safe mode)' : ''}`;
   app.replaceChildren();
   render(html`<armature-dashboard .system=${sys}></armature-dashboard>`, app);
   // For people poking around in devtools, and for the end-to-end tests.

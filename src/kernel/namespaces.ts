@@ -17,3 +17,11 @@ export function namespaceOf(moduleId: string): string {
 export function namespaceOfTool(tool: Pick<ToolDeclaration, 'namespace' | 'module'>): string {
   return tool.namespace ?? namespaceOf(tool.module);
 }
+
+/**
+ * The namespace of an agent-made upgrade's tools: its kebab-case id in snake_case
+ * (`notes-index` → `notes_index`: `notes_index.notes_summary`, `from tools.notes_index import ...`).
+ */
+export function namespaceOfMadeUpgrade(id: string): string {
+  return id.replace(/-/g, '_');
+}

@@ -36,15 +36,24 @@ export class ArmatureDashboard extends LitElement {
     .toggle { font: inherit; font-size: 12px; border: 1px solid #cdd3de; background: #f4f6fa; border-radius: 4px; padding: 2px 8px; cursor: pointer; margin-bottom: 4px; }
     .toggle:focus-visible { outline: 2px solid #1f4fa8; outline-offset: 2px; }
     .collapsed-note { font-size: 12px; color: #4a5366; }
+    .safe { border: 1px solid #8a5a00; background: #fffaf0; border-radius: 8px; padding: 8px 12px; margin-bottom: 14px; }
+    .safe ul { margin: 4px 0 0; padding-left: 18px; font-family: ui-monospace, monospace; font-size: 12px; }
   `;
 
   declare system: ArmatureSystem | undefined;
   declare collapsed: Set<string>;
   declare ready: boolean;
+  /** In safe mode: the agent-made changes in force that were not loaded, for a person to review. */
+  private reviewList: string[] = [];
   private readonly elements = new Map<string, HTMLElement>();
-  // Parts an upgrade runs (an MCP server) fail and come back after boot: re-render when they do.
+  // Parts an upgrade runs (an MCP server, an agent-made upgrade) come, fail and go after boot:
+  // re-render when they do, giving a part that has a widget of its own its card.
   private readonly parts = new BusController(this, () => this.system?.bus, ['module:loaded', 'module:failed', 'module:disposed'], (r) => {
-    if ((r.payload as { parent?: string }).parent) this.requestUpdate();
+    const p = r.payload as { id: string; parent?: string };
+    if (!p.parent || !this.system || !this.ready) return;
+    if (r.type === 'module:disposed') this.elements.delete(p.id);
+    else void this.ensurePartWidget(this.system, p.id);
+    this.requestUpdate();
   });
 
   constructor() {
@@ -61,25 +70,41 @@ export class ArmatureDashboard extends LitElement {
   }
 
   private async loadWidgets(sys: ArmatureSystem): Promise<void> {
-    const loads = sys.modules
-      .filter((m) => m.state === 'loaded' && m.widget)
-      .map(async (m) => {
-        const folder = /^upgrades\/([a-z0-9-]+)\//.exec(sys.manifests.upgrades.get(m.id)!.entry)![1]!;
-        try {
-          if (!TAG.test(m.widget!)) throw new Error(`widget tag ${JSON.stringify(m.widget)} is not a valid custom element name`);
-          await importWidget(folder);
-          if (!customElements.get(m.widget!)) throw new Error(`upgrades/${folder}/widget.ts did not define <${m.widget}>`);
-          const el = document.createElement(m.widget!);
-          (el as HTMLElement & { context: WidgetContext }).context = { bus: sys.bus, moduleId: m.id, api: await sys.resolve(m.id), report: m };
-          this.elements.set(m.id, el);
-        } catch (e) {
-          const card = document.createElement('module-error-card') as HTMLElement & { report: ModuleReport };
-          card.report = { ...m, state: 'failed', error: { code: 'WIDGET_FAILED', message: `widget failed to load: ${(e as Error).message}` } };
-          this.elements.set(m.id, card);
-        }
-      });
-    await Promise.all(loads);
+    await Promise.all(sys.modules.filter((m) => m.state === 'loaded' && m.widget).map((m) => this.loadWidget(sys, m)));
+    if (sys.safe) this.reviewList = await safeModeReview(sys);
     this.ready = true;
+  }
+
+  /**
+   * The widget of module `m`: its upgrade's `widget.ts` defines the tag. A part with a widget of
+   * its own (an agent-made upgrade's card) is defined by its upgrade's `widget.ts` and handed that
+   * upgrade's API.
+   */
+  private async loadWidget(sys: ArmatureSystem, m: ModuleReport): Promise<void> {
+    const owner = m.parent ?? m.id;
+    const folder = /^upgrades\/([a-z0-9-]+)\//.exec(sys.manifests.upgrades.get(owner)!.entry)![1]!;
+    try {
+      if (!TAG.test(m.widget!)) throw new Error(`widget tag ${JSON.stringify(m.widget)} is not a valid custom element name`);
+      await importWidget(folder);
+      if (!customElements.get(m.widget!)) throw new Error(`upgrades/${folder}/widget.ts did not define <${m.widget}>`);
+      const el = document.createElement(m.widget!);
+      (el as HTMLElement & { context: WidgetContext }).context = { bus: sys.bus, moduleId: m.id, api: await sys.resolve(owner), report: m };
+      this.elements.set(m.id, el);
+    } catch (e) {
+      const card = document.createElement('module-error-card') as HTMLElement & { report: ModuleReport };
+      card.report = { ...m, state: 'failed', error: { code: 'WIDGET_FAILED', message: `widget failed to load: ${(e as Error).message}` } };
+      this.elements.set(m.id, card);
+    }
+  }
+
+  /** Gives a part that came after boot, with a widget of its own, its element (once). */
+  private async ensurePartWidget(sys: ArmatureSystem, id: string): Promise<void> {
+    const m = sys.modules.find((x) => x.id === id);
+    if (!m || m.state !== 'loaded' || !m.widget) return;
+    const existing = this.elements.get(id);
+    if (existing?.localName === m.widget) return;
+    await this.loadWidget(sys, m);
+    this.requestUpdate();
   }
 
   private toggle(id: string): void {
@@ -108,17 +133,37 @@ export class ArmatureDashboard extends LitElement {
     </div>`;
   }
 
+  private renderSafeMode(): TemplateResult {
+    const url = new URL(location.href);
+    url.searchParams.delete('safe');
+    return html`<section class="safe" role="note" aria-label="safe mode">
+      <strong>Safe mode:</strong> only what the persona file in modules/ names is running; nothing an agent made was loaded.
+      ${this.reviewList.length
+        ? html`Agent-made changes in force, for review (roll back or retire them on the Changes widget):<ul>${this.reviewList.map((l) => html`<li>${l}</li>`)}</ul>`
+        : html`No agent-made change is in force.`}
+      <a href=${url.href}>Boot normally</a>
+    </section>`;
+  }
+
   override render(): TemplateResult | typeof nothing {
     const sys = this.system;
     if (!sys || !this.ready) return html`<p role="status">Loading widgets…</p>`;
-    return html`<div class="categories">${CATEGORIES.map((cat) => {
-      // A part that runs shows in its upgrade's widget; only a failed one takes a card of its own.
-      const mods = sys.modules.filter((m) => m.category === cat && (!m.parent || m.state === 'failed'));
+    return html`${sys.safe ? this.renderSafeMode() : nothing}<div class="categories">${CATEGORIES.map((cat) => {
+      // A part that runs shows in its upgrade's widget unless it has a widget of its own (an
+      // agent-made upgrade); a failed one takes a card of its own.
+      const mods = sys.modules.filter((m) => m.category === cat && (!m.parent || m.state === 'failed' || (m.widget && this.elements.has(m.id))));
       if (!mods.length) return nothing;
       // The agent panel and the Python console (tools) are worked in: give them the full width.
       return html`<section class="category" ?data-wide=${cat === 'tools' || cat === 'agent'} aria-label="${cat} modules"><h2>${cat}</h2><div class="grid">${mods.map((m) => this.renderModule(m))}</div></section>`;
     })}</div>`;
   }
+}
+
+/** The agent-made changes in force that safe mode did not load, one line each. */
+async function safeModeReview(sys: ArmatureSystem): Promise<string[]> {
+  if (!sys.modules.some((m) => m.id === 'Changes' && m.state === 'loaded')) return [];
+  const changes = await sys.resolve<{ list(f: { status: 'active' }): { id: string; kind: string; target: string; version: number | null }[] }>('Changes');
+  return changes.list({ status: 'active' }).filter((r) => r.version !== null).map((r) => `${r.kind} ${r.target} v${r.version} (${r.id})`);
 }
 
 function readCollapsed(): Set<string> {

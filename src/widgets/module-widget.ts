@@ -37,6 +37,8 @@ export interface WidgetContext<Api = unknown> {
   /** The module's API (undefined when it failed to load). */
   api: Api | undefined;
   report: ModuleReport;
+  /** The name on the card. Default: `report.title`, else `moduleId`. */
+  title?: string;
 }
 
 const STATE_ICONS: Record<WidgetState, string> = {
@@ -154,9 +156,10 @@ export abstract class ModuleWidget<Api = unknown> extends LitElement {
   override render(): TemplateResult {
     const s = this.getStatus();
     const id = this.context?.moduleId ?? this.localName;
+    const title = this.context?.title ?? this.context?.report.title ?? id;
     return html`<section class="card" aria-label="${id} widget">
       <header>
-        <h3>${id}</h3>
+        <h3 title=${title === id ? nothing : id}>${title}</h3>
         <span class="state state-${s.state}" role="status" aria-label="state: ${s.state}">${STATE_ICONS[s.state]} ${s.state}</span>
       </header>
       <div class="metrics"><span class="primary">${s.primaryMetric}</span><span class="secondary">${s.secondaryMetric}</span></div>

@@ -1,0 +1,122 @@
+import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import { describeError } from '../../src/kernel/errors.ts';
+import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import type { BlueprintRegistryApi } from '../blueprints/index.ts';
+import type { PersonaOverlayApi } from '../persona-overlay/index.ts';
+import type { WorkspaceApi } from '../workspace/workspace.ts';
+import { MADE_UPGRADES_EVENTS } from './events.ts';
+import { madeUpgradeHandlers } from './made-upgrades.ts';
+import type { UpgradeStatus } from './status.ts';
+import { UPGRADE_DATA_AREA } from './storage.ts';
+import { liveUpgradeWorkers } from './upgrade-instance.ts';
+import { createUpgradeKind, type LiveUpgradeInfo } from './upgrade-kind.ts';
+import { fullToolName, partId } from './upgrade-spec.ts';
+
+export type { LiveUpgradeInfo } from './upgrade-kind.ts';
+export type { MadeUpgradeContent, UpgradeTestSpec } from './upgrade-spec.ts';
+export type { UpgradeStatus } from './status.ts';
+export type { UpgradeChangeAnswer } from './made-upgrades.ts';
+
+/** The MadeUpgrades API: the agent-made upgrades in force, what their widgets show, and their buttons. */
+export interface MadeUpgradesApi {
+  /** Each upgrade in force: version, change, blueprint, whether it runs here, its tools and events. */
+  live(): LiveUpgradeInfo[];
+  /** What the widget of a running upgrade shows, or `undefined` when it does not run. */
+  status(id: string): UpgradeStatus | undefined;
+  /** A person pressed button `index` of its widget: calls that tool as `ui`. */
+  press(id: string, index: number): Promise<ToolResult>;
+  /**
+   * What agent-made upgrades hold now, to check nothing leaks: confined workers (under test too),
+   * the running instances' bus subscriptions, and everything MadeUpgrades' bus scope holds
+   * (subscriptions and declared events).
+   */
+  resources(): { workers: number; subscriptions: number; scope: number };
+}
+
+/** MadeUpgrades: agents build upgrades from their blueprints — gated by the blueprint's checklist, hot, reversible, confined. */
+export const metadata: UpgradeMetadata = {
+  id: 'MadeUpgrades',
+  version: '1.0.0',
+  description: 'Upgrades an agent builds from a blueprint it wrote: tested in their confined worker against the blueprint\'s checklist, versioned, swapped in hot, shown with a widget of their own.',
+  dependencies: ['ToolRunner', 'Changes', 'Workspace', 'Blueprints'],
+  optionalDependencies: ['PersonaOverlay'],
+  blueprint: '0x000082',
+  category: 'tools',
+  widget: 'made-upgrades-widget',
+  events: MADE_UPGRADES_EVENTS,
+};
+
+/** Origins a persona's `network` field grants (another upgrade defines it); anything else means none. */
+function networkOf(persona: unknown): 'none' | string[] {
+  const n = (persona as { network?: unknown }).network;
+  if (Array.isArray(n) && n.every((x) => typeof x === 'string')) return n as string[];
+  const origins = (n as { origins?: unknown } | undefined)?.origins;
+  return Array.isArray(origins) && origins.every((x) => typeof x === 'string') ? (origins as string[]) : 'none';
+}
+
+/**
+ * Options (`boot({ config: { MadeUpgrades: {...} } })`): `testTimeoutMs` (one test, and init under
+ * test; default 5000), `callTimeoutMs` (one real call; default 30000), `initTimeoutMs` (init in
+ * force; default 10000), `disposeTimeoutMs` (default 2000), `eventsPerSecond` (events, and status
+ * updates, each; default 50).
+ */
+export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) => {
+  const num = (k: string, d: number) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : d);
+  const changes = deps.Changes as ChangesApi;
+  const runner = deps.ToolRunner as ToolRunnerApi;
+  const overlay = deps.PersonaOverlay as PersonaOverlayApi | undefined;
+  const loaded = new Set<string>();
+  for (const r of ctx.bus.history(['module:loaded', 'module:disposed', 'module:failed'])) if (!r.payload.parent) (r.type === 'module:loaded' ? loaded.add(r.payload.id) : loaded.delete(r.payload.id));
+  ctx.bus.on('module:loaded', (p) => !p.parent && loaded.add(p.id));
+  ctx.bus.on('module:failed', (p) => !p.parent && loaded.delete(p.id));
+  ctx.bus.on('module:disposed', (p) => !p.parent && loaded.delete(p.id));
+  const kind = createUpgradeKind({
+    runner,
+    changes,
+    blueprints: deps.Blueprints as BlueprintRegistryApi,
+    bus: ctx.bus,
+    parts: ctx.parts,
+    area: (deps.Workspace as WorkspaceApi).area(UPGRADE_DATA_AREA),
+    personaUpgrades: () => (ctx.safe ? [] : (overlay?.upgrades() ?? [])),
+    builtInLoaded: (id) => loaded.has(id) || id === metadata.id,
+    network: networkOf(ctx.persona),
+    limits: {
+      testTimeoutMs: num('testTimeoutMs', 5000),
+      callTimeoutMs: num('callTimeoutMs', 30_000),
+      initTimeoutMs: num('initTimeoutMs', 10_000),
+      disposeTimeoutMs: num('disposeTimeoutMs', 2000),
+      rate: num('eventsPerSecond', 50),
+    },
+    log: (text) => console.warn(text),
+  });
+  const registration = changes.registerKind(kind.handler);
+  const overlaySubscription = overlay?.onChange(() => kind.reconcile());
+  const runs = (id: string) => kind.live().some((u) => u.id === id && u.running);
+  return {
+    api: {
+      live: () => kind.live(),
+      status: (id) => kind.status(id),
+      async press(id, index) {
+        const b = kind.status(id)?.buttons[index];
+        if (!b) return { ok: false, error: { code: 'NO_SUCH_BUTTON', message: `[made-upgrades] ${id} has no button ${index}` }, durationMs: 0 };
+        return runner.executeTool(fullToolName(id, b.tool), b.args ?? {}, { caller: 'ui' });
+      },
+      resources: () => ({ workers: liveUpgradeWorkers(), subscriptions: kind.subscriptions(), scope: ctx.bus.subscriptionCount }),
+    },
+    tools: madeUpgradeHandlers({ changes, persona: ctx.persona, runs }),
+    // The versions in force come back at boot (not in safe mode); those the persona runs start once
+    // every module has loaded. One that fails is reported and skipped; the boot goes on.
+    init: async () => {
+      for (const f of await changes.restore('upgrade')) {
+        ctx.parts.failed(partId(f.change.target), { ...f.error, message: `version ${f.change.version} of ${f.change.target} could not be loaded and was skipped: ${describeError(f.error.message)}` }, 0);
+      }
+      ctx.bus.on('system:booted', () => void kind.reconcile());
+    },
+    dispose: async () => {
+      overlaySubscription?.dispose();
+      registration.dispose();
+      await kind.dispose();
+    },
+  };
+};

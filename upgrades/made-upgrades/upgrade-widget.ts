@@ -1,0 +1,80 @@
+import { css, html, nothing } from 'lit';
+import type { ToolResult } from '../../src/kernel/tool-contract.ts';
+import { BusController } from '../../src/widgets/bus-controller.ts';
+import { ModuleWidget, widgetStyles, type WidgetControl, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import type { MadeUpgradesApi } from './index.ts';
+import { MADE_UPGRADE_WIDGET } from './upgrade-kind.ts';
+
+/** How many log lines the card shows (the upgrade keeps more). */
+const SHOWN_LOG = 8;
+
+/**
+ * `<made-upgrade-widget>`: the card of one agent-made upgrade. A trusted, generic widget: it
+ * renders only what the upgrade reported with `ctx.status` — state, a primary and a secondary
+ * metric, a message, a small table, recent log lines — and buttons that call the upgrade's own
+ * tools as the person (`ui`). Every string is a text binding: no HTML or script from the agent
+ * reaches the page. Its module id is the part's (`upgrade:<id>`); its API is MadeUpgrades'.
+ */
+export class MadeUpgradeWidget extends ModuleWidget<MadeUpgradesApi> {
+  static override styles = [widgetStyles, css`
+    ol.log { list-style: none; margin: 6px 0 0; padding: 6px 8px; background: #f6f8fb; border-radius: 4px; font: 12px/1.4 ui-monospace, monospace; max-height: 160px; overflow: auto; }
+    ol.log li { white-space: pre-wrap; word-break: break-word; }
+    .result { font-size: 12px; margin: 6px 0 0; white-space: pre-wrap; word-break: break-word; }
+  `];
+  static override properties = { ...ModuleWidget.properties, lastResult: { state: true } };
+  declare lastResult: { label: string; result: ToolResult } | undefined;
+
+  private readonly updates = new BusController(this, () => this.bus, ['made-upgrades:status', 'module:loaded', 'module:failed'], () => undefined);
+
+  /** The upgrade's id (the part id without `upgrade:`). */
+  private get upgradeId(): string {
+    return (this.context?.moduleId ?? '').replace(/^upgrade:/, '');
+  }
+
+  protected override onContext(): void {
+    this.updates.connect();
+  }
+
+  getStatus(): WidgetStatus {
+    const report = this.context?.report;
+    const s = this.context?.api?.status(this.upgradeId);
+    if (report?.state === 'failed' || !s) {
+      return { state: report?.state === 'failed' ? 'error' : 'disabled', primaryMetric: report?.state === 'failed' ? 'stopped' : 'not running', secondaryMetric: report?.version ?? '', ...(report?.error ? { message: report.error.message } : {}) };
+    }
+    return {
+      state: s.state,
+      primaryMetric: s.primary || '—',
+      secondaryMetric: [s.secondary, report?.version].filter(Boolean).join(' · '),
+      ...(s.updatedAt ? { lastActivity: s.updatedAt } : {}),
+      ...(s.message ? { message: s.message } : {}),
+    };
+  }
+
+  override getControls(): WidgetControl[] {
+    const api = this.context?.api;
+    const s = api?.status(this.upgradeId);
+    return (s?.buttons ?? []).map((b, i) => ({
+      id: `button-${i}`,
+      label: b.label,
+      action: async () => {
+        this.lastResult = { label: b.label, result: await api!.press(this.upgradeId, i) };
+      },
+    }));
+  }
+
+  protected override renderBody() {
+    const s = this.context?.api?.status(this.upgradeId);
+    if (!s) return nothing;
+    const r = this.lastResult;
+    return html`${s.table
+        ? html`<table aria-label="${this.upgradeId} table">
+            <thead><tr>${s.table.columns.map((c) => html`<th>${c}</th>`)}</tr></thead>
+            <tbody>${s.table.rows.map((row) => html`<tr>${row.map((cell) => html`<td class=${typeof cell === 'number' ? 'num' : ''}>${cell === null ? '' : String(cell)}</td>`)}</tr>`)}</tbody>
+          </table>`
+        : nothing}
+      ${s.log.length ? html`<ol class="log" aria-label="${this.upgradeId} log">${s.log.slice(-SHOWN_LOG).map((l) => html`<li>${l.text}</li>`)}</ol>` : nothing}
+      ${r ? html`<p class="result ${r.result.ok ? 'ok' : 'fail'}" role="status">${r.label}: ${r.result.ok ? JSON.stringify(r.result.value)?.slice(0, 300) : `${r.result.error.code}: ${r.result.error.message}`}</p>` : nothing}`;
+  }
+}
+
+if (!customElements.get(MADE_UPGRADE_WIDGET)) customElements.define(MADE_UPGRADE_WIDGET, MadeUpgradeWidget);

@@ -1,0 +1,112 @@
+import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
+import { describeError } from '../../src/kernel/errors.ts';
+import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
+import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
+import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import { createOverlayKind } from './overlay-kind.ts';
+import { nextOverlay, type PersonaOverlayArgs, type PersonaOverlayContent } from './overlay.ts';
+
+export type { PersonaOverlayArgs, PersonaOverlayContent } from './overlay.ts';
+
+/** The PersonaOverlay API: what an agent added to the persona in force. */
+export interface PersonaOverlayApi {
+  /** The overlay in force, with its version and change, or `undefined` (none, or safe mode). */
+  overlay(): (PersonaOverlayContent & { version: number; change: string }) | undefined;
+  /** The agent-made upgrades the persona runs (the overlay's `add_upgrades`). */
+  upgrades(): string[];
+  /**
+   * Hears every change of the overlay in force (the change completes once the promises a listener
+   * returns settle: e.g. the upgrades it adds have started); the disposable stops it.
+   */
+  onChange(listener: () => void | Promise<void>): Disposable;
+}
+
+/** PersonaOverlay: an agent extends its own persona with what it built — stored in the workspace, never in modules/. */
+export const metadata: UpgradeMetadata = {
+  id: 'PersonaOverlay',
+  version: '1.0.0',
+  description: 'Lets an agent add the upgrades and tools it built to its own persona (and take tools away) as a reversible overlay stored in the workspace.',
+  dependencies: ['ToolRunner', 'Changes'],
+  blueprint: '0x000083',
+  category: 'agent',
+  widget: null,
+};
+
+/** What `update_persona` answers. */
+function answerOf(r: ChangeRecord, content: PersonaOverlayContent) {
+  const status = r.status === 'active' || r.status === 'pending' ? r.status : 'rejected';
+  return {
+    persona: r.target,
+    version: r.version,
+    change: r.id,
+    status,
+    overlay: { add_upgrades: content.add_upgrades, add_tools: content.add_tools, remove_tools: content.remove_tools },
+    tests: r.tests.map((t) => ({ name: t.name, ok: t.ok, ...(t.error ? { error: { code: t.error.code, message: t.error.message } } : {}) })),
+    ...(r.outcome ? { report: r.outcome } : {}),
+    hint:
+      status === 'pending'
+        ? `A person must approve change ${r.id} (dashboard, or "armature approve ${r.id}"); until then the persona stays as it is.`
+        : status === 'rejected'
+          ? 'The persona stays as it is. Fix what the report says and call update_persona again.'
+          : 'In force now. A person can roll it back on the dashboard (Changes) or boot without it (armature boot --safe).',
+  };
+}
+
+export const factory: UpgradeModule<PersonaOverlayApi>['factory'] = (deps, ctx) => {
+  const changes = deps.Changes as ChangesApi;
+  const runner = deps.ToolRunner as ToolRunnerApi;
+  // The persona file's own fields, before any overlay: what an overlay is applied to.
+  const base = structuredClone(ctx.persona);
+  const listeners = new Set<() => void | Promise<void>>();
+  let current: PersonaOverlayContent | undefined;
+  const kind = createOverlayKind({
+    changes,
+    runner,
+    live: ctx.persona,
+    base,
+    changed: async (c) => {
+      current = c;
+      await Promise.all(
+        [...listeners].map(async (l) => {
+          try {
+            await l();
+          } catch (e) {
+            console.warn(`[persona-overlay] a listener failed: ${describeError(e)}`);
+          }
+        }),
+      );
+    },
+  });
+  const registration = changes.registerKind(kind);
+  const inForce = () => changes.active('persona', ctx.persona.id);
+  return {
+    api: {
+      overlay: () => {
+        const r = inForce();
+        return current && r?.version ? { ...current, version: r.version, change: r.id } : undefined;
+      },
+      upgrades: () => [...(current?.add_upgrades ?? [])],
+      onChange(listener) {
+        listeners.add(listener);
+        return toDisposable(() => listeners.delete(listener));
+      },
+    },
+    tools: {
+      async update_persona(args, call) {
+        const r = inForce();
+        const prior = r?.hash ? (changes.content(r) as PersonaOverlayContent | undefined) : undefined;
+        const content = nextOverlay(ctx.persona.id, prior, args as PersonaOverlayArgs);
+        const record = await changes.propose({ kind: 'persona', action: r?.hash ? 'update' : 'create', content, caller: call.caller, callId: call.callId, ...(typeof args.reason === 'string' ? { reason: args.reason } : {}) });
+        return answerOf(record, content);
+      },
+    },
+    // The overlay in force comes back at boot (not in safe mode).
+    init: async () => {
+      for (const f of await changes.restore('persona')) console.warn(`[persona-overlay] the overlay of ${f.change.target} v${f.change.version} was skipped at boot: ${describeError(f.error.message)}`);
+    },
+    dispose: () => {
+      registration.dispose();
+      listeners.clear();
+    },
+  };
+};

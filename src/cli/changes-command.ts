@@ -58,7 +58,7 @@ function list(changes: ChangesApi, json: boolean, io: CliIo): number {
     return 0;
   }
   if (!all.length) {
-    io.out('No changes yet: when an agent makes a tool (create_tool), it is listed here.');
+    io.out('No changes yet: when an agent makes a tool, a blueprint, an upgrade or changes its persona (create_tool, create_blueprint, create_upgrade, update_persona), it is listed here.');
     return 0;
   }
   const rows = [...pending, ...recent].map((r) => [r.id, r.kind, r.target, r.version === null ? '-' : `v${r.version}`, r.status, when(r), oneLine(r.reason) || '-']);

@@ -10,11 +10,12 @@ import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
 import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
 import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
+import { agentChangeLines } from './safe-mode.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
 Usage:
-  armature boot  [--persona ID] [--json]          boot a persona headless; list its modules
+  armature boot  [--persona ID] [--json] [--safe] boot a persona headless; list its modules
   armature tools [--persona ID] [--json]          the tool declarations the persona allows
   armature tools --format openai|openai-responses|anthropic|gemini|mcp [--strict]
                                                   the same tools as one model provider declares them
@@ -26,7 +27,7 @@ Usage:
   armature mcp [--persona ID]                     serve the persona's tools to MCP clients over stdio
   armature mcp --http [--port N] [--host H] [--allow-remote]
                                                   ... or over streamable HTTP (loopback unless told)
-  armature start [--persona ID] [--port N] [--no-snapshot]
+  armature start [--persona ID] [--port N] [--no-snapshot] [--safe]
                                                   the main job: serve the dashboard
 ${AGENT_USAGE}
 ${CHANGES_USAGE}
@@ -39,6 +40,8 @@ Options:
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
   -c CODE        Python code for run, instead of a file
   --timeout MS   run: stop Python after MS milliseconds (default 30000)
+  --safe         boot only what the persona file in modules/ names: no agent-made tool, upgrade
+                 or persona overlay is loaded (any command); boot lists them for review
   --no-snapshot  start Python anew, without reading or writing the start-up snapshot
                  (kept in DIR/cache/pyodide-snapshot/; in the browser, in Cache Storage)
   --stats        prompt: compare its size with the full JSON schemas of the same tools
@@ -95,6 +98,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         'base-url': { type: 'string' },
         'max-steps': { type: 'string' },
         'no-snapshot': { type: 'boolean', default: false },
+        safe: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -118,7 +122,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   const snapshot = values['no-snapshot'] ? 'off' : 'persist';
-  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers);
+  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe);
   let agentArgs: ReturnType<typeof parseAgentArgs> | undefined;
   if (command === 'agent') {
     try {
@@ -130,7 +134,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }
   }
   const commands: Record<string, (sys: ArmatureSystem) => Promise<number>> = {
-    boot: async (sys) => printBoot(sys, values.json, io),
+    boot: (sys) => printBoot(sys, values.json, io),
     tools: async (sys) => (values.format === undefined ? printTools(sys, values.json, io) : printFormattedTools(sys, values.format, values.strict, io)),
     call: (sys) => callTool(sys, rest, io),
     run: (sys) => runPython(sys, rest, values, io),
@@ -155,6 +159,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     sys = await boot({
       persona: values.persona,
       dataDir: values.data,
+      safe: values.safe,
       config: { PyodideRuntime: { autoStart: command === 'mcp', snapshot }, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
   } catch (e) {
@@ -183,7 +188,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
  * Serves the dashboard until the process is stopped. From a checkout it is built from the sources
  * first; an installed package serves the prebuilt one it ships, writing nothing inside it.
  */
-async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers): Promise<number> {
+async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers, safe = false): Promise<number> {
   const { startServer } = await import('../server/serve.ts');
   const { projectRoot } = await import('../platform/node.ts');
   const port = portArg === undefined ? undefined : Number(portArg);
@@ -208,6 +213,7 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
   const query = new URLSearchParams();
   if (persona !== 'default') query.set('persona', persona);
   if (snapshot === 'off') query.set('snapshot', 'off');
+  if (safe) query.set('safe', '');
   const url = query.size ? `${server.url}?${query}` : server.url;
   io.out(`Armature dashboard: ${url}`);
   io.out('Open it in Chromium or Chrome; press Ctrl+C to stop.');
@@ -287,15 +293,16 @@ async function printPrompt(sys: ArmatureSystem, stats: boolean, io: CliIo): Prom
   return 0;
 }
 
-function printBoot(sys: ArmatureSystem, json: boolean, io: CliIo): number {
+async function printBoot(sys: ArmatureSystem, json: boolean, io: CliIo): Promise<number> {
   const failed = sys.modules.filter((m) => m.state === 'failed');
   if (json) {
-    io.out(JSON.stringify({ persona: sys.persona.id, modules: sys.modules, tools: sys.tools.getToolDeclarations().map((t) => t.name) }, null, 2));
+    io.out(JSON.stringify({ persona: sys.persona.id, safe: sys.safe, modules: sys.modules, tools: sys.tools.getToolDeclarations().map((t) => t.name) }, null, 2));
     return failed.length ? 1 : 0;
   }
-  io.out(`Persona ${sys.persona.id} (${sys.persona.name}): ${sys.modules.length - failed.length} of ${sys.modules.length} modules loaded`);
+  io.out(`Persona ${sys.persona.id} (${sys.persona.name})${sys.safe ? ' in safe mode' : ''}: ${sys.modules.length - failed.length} of ${sys.modules.length} modules loaded`);
   io.out(table(['module', 'state', 'version', 'load ms'], sys.modules.map((m) => [m.parent ? `  ${m.id}` : m.id, label(m), m.version ?? '-', m.durationMs.toFixed(1)])));
   for (const m of failed) io.out(`\n${m.id} failed: ${m.error?.message}`);
+  for (const line of await agentChangeLines(sys)) io.out(line);
   return failed.length ? 1 : 0;
 }
 

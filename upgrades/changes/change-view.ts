@@ -16,6 +16,8 @@ export interface ChangeActions {
   reject?(): void;
   /** Brings this change's version back (shown for versions no longer in force). */
   rollback?(): void;
+  /** Takes the version in force out of service (shown on it). */
+  retire?(): void;
 }
 
 /** Styles of a change in the timeline (used inside the widget's shadow root). */
@@ -68,6 +70,7 @@ export function renderChange(r: ChangeRecord, shown: { current?: ChangePresentat
     </div>
     ${r.reason ? html`<p class="reason">${r.reason}</p>` : nothing}
     ${r.outcome ? html`<p class="outcome">${r.outcome}</p>` : nothing}
+    ${r.requires?.length && r.status === 'pending' ? html`<p class="outcome" data-requires>Builds on ${r.requires.join(', ')}: approve ${r.requires.length === 1 ? 'it' : 'them'} first.</p>` : nothing}
     ${renderActions(r, actions)}
     ${shown?.current || r.tests.length ? renderDetails(r, shown) : nothing}
   </li>`;
@@ -78,6 +81,7 @@ function renderActions(r: ChangeRecord, a: ChangeActions): TemplateResult | type
   if (a.approve) buttons.push(html`<button type="button" data-action="approve" @click=${a.approve}>Approve</button>`);
   if (a.reject) buttons.push(html`<button type="button" data-action="reject" @click=${a.reject}>Reject</button>`);
   if (a.rollback) buttons.push(html`<button type="button" data-action="rollback" @click=${a.rollback}>Roll back to v${r.version}</button>`);
+  if (a.retire) buttons.push(html`<button type="button" data-action="retire" @click=${a.retire}>Retire</button>`);
   return buttons.length ? html`<div class="actions">${buttons}</div>` : nothing;
 }
 
@@ -106,16 +110,17 @@ function renderDetails(r: ChangeRecord, shown: { current?: ChangePresentation; p
       ? html`<details class="tests">
           <summary>Tests: ${passed} of ${r.tests.length} passed</summary>
           <table aria-label="test report">
-            <thead><tr><th>args</th><th>result</th><th>value or error</th><th class="num">ms</th></tr></thead>
-            <tbody>${r.tests.map(renderTest)}</tbody>
+            <thead><tr>${r.tests.some((t) => t.name) ? html`<th>test</th>` : nothing}<th>args</th><th>result</th><th>value or error</th><th class="num">ms</th></tr></thead>
+            <tbody>${r.tests.map((t) => renderTest(t, r.tests.some((x) => x.name)))}</tbody>
           </table>
         </details>`
       : nothing}`;
 }
 
-function renderTest(t: ChangeTest): TemplateResult {
+function renderTest(t: ChangeTest, named: boolean): TemplateResult {
   const shown = t.error ? `${t.error.code}: ${t.error.message}` : JSON.stringify(t.value) ?? 'undefined';
   return html`<tr>
+    ${named ? html`<td>${t.name ?? ''}</td>` : nothing}
     <td class="value">${JSON.stringify(t.args)}</td>
     <td class=${t.ok ? 'ok' : 'fail'}>${t.ok ? '✓ passed' : '✗ failed'}</td>
     <td class="value">${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}</td>

@@ -101,6 +101,8 @@ export class ChangesWidget extends ModuleWidget<ChangesApi> {
         reject: () => void this.act(r.id, () => api.reject(r.id, { caller: 'ui', reason: 'rejected on the dashboard' })),
       };
     }
+    // The version in force can be taken out: the undo of a first version, which has none to roll back to.
+    if (r.status === 'active' && r.hash !== null) return { retire: () => void this.act(r.id, () => api.retire(r.kind, r.target, { caller: 'ui', reason: 'retired on the dashboard' })) };
     const inForce = api.active(r.kind, r.target);
     const earlier = (r.status === 'superseded' || r.status === 'rolled-back') && r.version !== null && newestOfVersion && inForce?.version !== r.version;
     return earlier ? { rollback: () => void this.act(r.id, () => api.rollback(r.kind, r.target, r.version!, { caller: 'ui', reason: 'rolled back on the dashboard' })) } : {};
@@ -130,7 +132,7 @@ export class ChangesWidget extends ModuleWidget<ChangesApi> {
       ${all.length
         ? html`<ol class="timeline" aria-label="changes, newest first">${all.slice(0, SHOWN).map((r) => renderChange(r, this.presented(api, r.id), this.actionsFor(r, newest.has(r.id))))}</ol>
             ${all.length > SHOWN ? html`<p class="more">${all.length - SHOWN} older changes are not shown (armature changes --json lists them).</p>` : nothing}`
-        : html`<p class="empty">No changes yet. When an agent makes a tool (create_tool), its versions appear here.</p>`}`;
+        : html`<p class="empty">No changes yet. When an agent makes a tool, a blueprint or an upgrade, or changes its persona, its versions appear here.</p>`}`;
   }
 }
 

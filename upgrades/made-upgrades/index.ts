@@ -58,8 +58,9 @@ function networkOf(persona: unknown): 'none' | string[] {
 /**
  * Options (`boot({ config: { MadeUpgrades: {...} } })`): `testTimeoutMs` (one test, and init under
  * test; default 5000), `callTimeoutMs` (one real call; default 30000), `initTimeoutMs` (init in
- * force; default 10000), `disposeTimeoutMs` (default 2000), `eventsPerSecond` (events, and status
- * updates, each; default 50).
+ * force; default 10000), `disposeTimeoutMs` (default 2000), `drainTimeoutMs` (how long a replaced
+ * version's calls in flight may finish; default `callTimeoutMs`), `eventsPerSecond` (events, and
+ * status updates, each; default 50).
  */
 export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) => {
   const num = (k: string, d: number) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : d);
@@ -86,6 +87,7 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
       callTimeoutMs: num('callTimeoutMs', 30_000),
       initTimeoutMs: num('initTimeoutMs', 10_000),
       disposeTimeoutMs: num('disposeTimeoutMs', 2000),
+      drainTimeoutMs: num('drainTimeoutMs', num('callTimeoutMs', 30_000)),
       rate: num('eventsPerSecond', 50),
     },
     log: (text) => console.warn(text),

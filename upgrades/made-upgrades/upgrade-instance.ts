@@ -23,6 +23,8 @@ export interface InstanceLimits {
   initTimeoutMs: number;
   /** `dispose()` when it stops. */
   disposeTimeoutMs: number;
+  /** How long a stopping version's calls in flight may still run before they fail with `UPGRADE_REPLACED`. */
+  drainTimeoutMs: number;
   /** Events and status updates per second, each. */
   rate: number;
 }
@@ -133,7 +135,7 @@ export class UpgradeInstance {
     const worker = this.worker;
     if (!worker) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, this.o.limits.callTimeoutMs)))]);
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (timer = setTimeout(r, this.o.limits.drainTimeoutMs)))]);
     clearTimeout(timer);
     await worker.call(['dispose'], [], { timeoutMs: this.o.limits.disposeTimeoutMs }).catch(() => undefined);
     this.worker = undefined;

@@ -1,0 +1,30 @@
+/**
+ * What `armature boot` says about agent-made changes: in safe mode (`--safe`), the changes in force
+ * that were not loaded, for a person to review; otherwise the persona overlay in force, if any.
+ */
+import type { ArmatureSystem } from '../kernel/boot.ts';
+import { CHANGES_ID, type ChangesApi } from '../kernel/change-contract.ts';
+
+/** Lines to print after the module table (none when there is nothing to say). */
+export async function agentChangeLines(sys: ArmatureSystem): Promise<string[]> {
+  if (!sys.modules.some((m) => m.id === CHANGES_ID && m.state === 'loaded')) return sys.safe ? ['\nSafe mode: only what the persona file names was loaded.'] : [];
+  const changes = await sys.resolve<ChangesApi>(CHANGES_ID);
+  const inForce = changes.list({ status: 'active' }).filter((r) => r.version !== null);
+  if (sys.safe) {
+    if (!inForce.length) return ['\nSafe mode: only what the persona file names was loaded; no agent-made change is in force.'];
+    return [
+      `\nSafe mode: only what modules/personas/${sys.persona.id}.json names was loaded. Agent-made changes in force, not loaded, for review:`,
+      ...inForce.map((r) => `  ${r.id}  ${r.kind} ${r.target} v${r.version}${r.reason ? ` — ${r.reason.replace(/\s+/g, ' ').slice(0, 60)}` : ''}`),
+      'Take one out with armature call rollback_upgrade / retire_upgrade / retire_tool ... --safe, or see them all with armature changes.',
+    ];
+  }
+  const overlay = changes.active('persona', sys.persona.id);
+  if (!overlay || overlay.version === null) return [];
+  const c = changes.content(overlay) as { add_upgrades?: string[]; add_tools?: string[]; remove_tools?: string[] } | undefined;
+  const parts = [
+    c?.add_upgrades?.length ? `runs ${c.add_upgrades.join(', ')}` : '',
+    c?.add_tools?.length ? `allows ${c.add_tools.join(', ')}` : '',
+    c?.remove_tools?.length ? `denies ${c.remove_tools.join(', ')}` : '',
+  ].filter(Boolean);
+  return [`\nPersona overlay v${overlay.version} (${overlay.id}, made by an agent): ${parts.join('; ') || 'empty'}. armature boot --safe boots without it.`];
+}

@@ -70,8 +70,16 @@ describe('changes-widget', () => {
     expect(changes.get(r.id)!.approver).to.equal('ui');
     expect(live.get('made.echo')).to.equal('line one\nline two\n');
     expect($(el, `li[data-change="${r.id}"]`)!.dataset.status).to.equal('active');
-    expect($(el, `li[data-change="${r.id}"] button`)).to.equal(null);
+    expect($$(el, `li[data-change="${r.id}"] button`).map((b) => b.dataset.action)).to.deep.equal(['retire'], 'in force: only Retire');
     expect(stateOf(el)).to.equal('idle');
+
+    // Retire takes the version in force out: the undo of a first version, which has none to roll back to.
+    ($(el, `li[data-change="${r.id}"] button[data-action=retire]`) as HTMLButtonElement).click();
+    await new Promise((res) => setTimeout(res, 50));
+    await settle(el);
+    expect(live.has('made.echo')).to.equal(false);
+    expect(changes.active('tool', 'made.echo')!.action).to.equal('retire');
+    expect(changes.get(r.id)!.status).to.equal('superseded');
   });
 
   it('Reject keeps the version in force; a rejected gate shows why; the diff shows what changed', async () => {
@@ -100,7 +108,7 @@ describe('changes-widget', () => {
     const v1 = await propose(changes, 'one');
     const v2 = await propose(changes, 'two', { action: 'update' });
     await mount(el);
-    expect($(el, `li[data-change="${v2.id}"] button[data-action=rollback]`)).to.equal(null, 'the version in force has no Roll back');
+    expect($$(el, `li[data-change="${v2.id}"] button[data-action=rollback]`).length).to.equal(0, 'the version in force has no Roll back');
     const button = $(el, `li[data-change="${v1.id}"] button[data-action=rollback]`) as HTMLButtonElement;
     expect(button.textContent).to.equal('Roll back to v1');
     button.click();

@@ -119,7 +119,9 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       return r;
     }
     const now = Date.now();
-    await commit(r, { status: 'active', approver, decidedAt, activatedAt: now, ...(previous ? { replaced: previous.id } : {}) });
+    // What it waited for is in force now: the verdict keeps only what its gate found.
+    const outcome = r.requires?.length ? r.outcome?.replace(/; it builds on changes? .*, which must come into force first$/, '') : undefined;
+    await commit(r, { status: 'active', approver, decidedAt, activatedAt: now, ...(previous ? { replaced: previous.id } : {}), ...(outcome !== undefined && outcome !== r.outcome ? { outcome } : {}) });
     emit('change:activated', r);
     if (previous && previous !== r) {
       if (r.action === 'rollback') {

@@ -29,7 +29,7 @@ export const metadata: UpgradeMetadata = {
   dependencies: ['ToolRunner', 'Changes'],
   blueprint: '0x000083',
   category: 'agent',
-  widget: null,
+  widget: 'persona-overlay-widget',
 };
 
 /** What `update_persona` answers. */

@@ -98,11 +98,11 @@ test('the agent builds the notes index; a person approves its three changes in o
   const run = (await page.evaluate(
     (baseURL) => (window as unknown as Win).armature.resolve('Agent').then((a) => a.run({ goal: 'Keep my notes counted by folder', model: { provider: 'openai-compatible', model: 'scripted', baseURL } })),
     model.baseURL,
-  )) as { reason: string; toolCalls: { name: string; result: { value: { value?: { change: string; status: string }; change?: string; status?: string } } }[] };
+  )) as { reason: string; toolCalls: { name: string; result: { value: { value?: { change: string; status: string } } } }[] };
   assert.equal(run.reason, 'answered', JSON.stringify(run));
   const blueprint = run.toolCalls[0]!.result.value.value!;
   const upgrade = run.toolCalls[1]!.result.value as unknown as UpgradeChangeAnswer;
-  const persona = run.toolCalls[2]!.result.value.value!;
+  const persona = run.toolCalls[2]!.result.value as { change: string; status: string };
   assert.deepEqual([blueprint.status, upgrade.status, persona.status], ['pending', 'pending', 'pending'], JSON.stringify(run.toolCalls.map((c) => c.result)));
   assert.deepEqual(upgrade.tests.map((t) => t.ok), [true, true, true, true], 'its tests ran in a Web Worker of the page');
 

@@ -1,7 +1,7 @@
 // Agent-made upgrades end to end in Node, everything real (Pyodide in its worker, the upgrade in a
 // confined child process, the workspace on disk): through the agent's scripted model an agent reads
-// a blueprint, writes the notes index's, builds the upgrade with its tests and adds it to its
-// persona; the upgrade works as a tool and from Python, follows the workspace, survives a new boot,
+// a blueprint and writes the notes index's (from Python), builds the upgrade with its tests and adds
+// it to its persona (native tools); the upgrade works as a tool and from Python, follows the workspace, survives a new boot,
 // is skipped (and reported) when its stored version is damaged, and is left out by safe mode.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -59,7 +59,7 @@ test('through the agent\'s scripted model: it reads a blueprint, writes one, bui
   const agent = await sys.resolve<AgentApi>('Agent');
   const run = await agent.run({ goal: 'Keep a count of my notes by folder, as an upgrade of your own.', model: { provider: 'openai-compatible', model: 'scripted', baseURL: server.baseURL } });
   assert.equal(run.reason, 'answered', JSON.stringify(run.error ?? run.toolCalls.map((c) => c.result)));
-  assert.deepEqual(run.toolCalls.map((c) => c.name), ['execute_python', 'create_upgrade', 'execute_python']);
+  assert.deepEqual(run.toolCalls.map((c) => c.name), ['execute_python', 'create_upgrade', 'update_persona']);
 
   // The blueprint, written from Python after reading the workspace's: id from the agents' range, beside the project's.
   const py = run.toolCalls[0]!.result as { ok: boolean; value: { value: { id: string; status: string }; stdout: string } };

@@ -138,7 +138,7 @@ export const MARKDOWN_ONLY_CODE = NOTES_INDEX_CODE.replace("const folderOf = (pa
   .replace("for (const f of files) if (!known.has(f.path))", "for (const f of files) if (counted(f.path) && !known.has(f.path))")
   .replace("if (known.has(path)) return;", "if (known.has(path) || !counted(path)) return;");
 
-/** The turns of the scripted model: read a blueprint, write one (from Python), build the upgrade, add it to the persona, answer. */
+/** The turns of the scripted model: read a blueprint and write one (from Python), build the upgrade and add it to the persona (native tools), answer. */
 export function notesIndexScript(): ScriptTurn[] {
   const pythonWritesBlueprint = [
     'from tools.blueprints import read_blueprint, create_blueprint',
@@ -154,7 +154,7 @@ export function notesIndexScript(): ScriptTurn[] {
       const id = made.value?.value?.id ?? '0xA00001';
       return { text: `Blueprint ${id} written; building it.`, toolCalls: [{ id: 'up', name: 'create_upgrade', args: notesIndexUpgrade(id) }] };
     },
-    { toolCalls: [{ id: 'persona', name: 'execute_python', args: { code: 'from tools.persona_overlay import update_persona\nupdate_persona(add_upgrades=["notes-index"], add_tools=["notes_index.*"], reason="I built it to keep notes counted")' } }] },
+    { toolCalls: [{ id: 'persona', name: 'update_persona', args: { add_upgrades: ['notes-index'], add_tools: ['notes_index.*'], reason: 'I built it to keep notes counted' } }] },
     { text: 'The notes index runs: notes_summary answers the counts by folder.' },
   ];
 }

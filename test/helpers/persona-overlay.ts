@@ -21,7 +21,7 @@ export function withPersonas(platform: Platform, personas: readonly Record<strin
 }
 
 /** The default persona's upgrades, for personas that differ from it only in policy or tools. */
-export const DEFAULT_UPGRADES = ['ToolRunner', 'Workspace', 'Blueprints', 'PyodideRuntime', 'PythonTool', 'McpClient', 'Agent', 'Changes', 'MadeTools', 'PersonaOverlay', 'MadeUpgrades'];
+export const DEFAULT_UPGRADES = ['ToolRunner', 'Workspace', 'Changes', 'Blueprints', 'PyodideRuntime', 'PythonTool', 'McpClient', 'Agent', 'MadeTools', 'PersonaOverlay', 'MadeUpgrades'];
 
 /** A persona that may make tools without approval (`selfModification.tools: "auto"`), allowed `tools`. */
 export function makerPersona(tools: string[] = ['*'], id = 'maker'): Record<string, unknown> {

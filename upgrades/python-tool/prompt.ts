@@ -47,7 +47,7 @@ export interface PromptOptions {
   personaName: string;
   /** Share of the replaced schemas' size the fragment aims at. Default: 0.05. */
   targetRatio?: number;
-  /** Allowance of the fragment however small the schemas, in characters. Default: 1000. */
+  /** Allowance of the fragment however small the schemas, in characters: enough for every built-in namespace by name. Default: 1200. */
   minChars?: number;
   /** The sentence on what `execute_python` returns (PythonTool writes it from the result's types, `result-shape.ts`). */
   resultContract: string;
@@ -117,7 +117,7 @@ export function planPrompt(options: PromptOptions): PromptPlan {
   };
   if (allowed.has('execute_python') && callable.length) {
     const covered = schemaChars(callable);
-    const allowance = Math.max(options.minChars ?? 1000, (options.targetRatio ?? 0.05) * covered);
+    const allowance = Math.max(options.minChars ?? 1200, (options.targetRatio ?? 0.05) * covered);
     const nativeTools = tools.filter((t) => !t.pythonCallable).map((t) => t.name);
     const groups = [...groupByNamespace(callable)];
     const readSkill = allowed.has('read_skill');

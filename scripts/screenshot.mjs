@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Opens a page in the system Chromium, waits, saves a screenshot and prints the page's console.
 //   node scripts/screenshot.mjs URL OUT.png [waitSelector] [width] [height]
+// CHROME_USER_DATA_DIR=DIR reuses a browser profile (its IndexedDB: a workspace built before).
 import puppeteer from 'puppeteer-core';
 
 const [url, out, waitFor, width = '1400', height = '1000'] = process.argv.slice(2);
@@ -11,6 +12,7 @@ if (!url || !out) {
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
   headless: true,
+  ...(process.env.CHROME_USER_DATA_DIR ? { userDataDir: process.env.CHROME_USER_DATA_DIR } : {}),
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
 });
 try {

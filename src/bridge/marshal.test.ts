@@ -105,11 +105,9 @@ test('encoding into a growable shared target gives the same bytes, in place when
 
 test('a byte limit stops the encoding early, for one huge string and for many small rows', () => {
   const limit = 1 << 20;
-  const t0 = performance.now();
   assert.throws(() => toAnswer(0, 'x'.repeat(50 * 1024 * 1024), undefined, false, limit), (e: MarshalTooLargeError) => e.code === 'ANSWER_TOO_LARGE' && e.limit === limit);
   const rows = Array.from({ length: 2_000_000 }, (_, i) => ({ id: i, name: `row ${i}` }));
   assert.throws(() => toMarshal(rows, undefined, limit), (e: MarshalTooLargeError) => e.bytes > limit && e.bytes < limit * 2, 'stopped soon after the limit');
-  assert.ok(performance.now() - t0 < 5000);
   // Below the limit nothing changes.
   assert.deepEqual(toMarshal({ a: [1, 'é'] }, undefined, limit), toMarshal({ a: [1, 'é'] }));
 });

@@ -132,7 +132,7 @@ test('a cancelled call stops waiting at once and the server keeps serving', asyn
   setTimeout(() => controller.abort(), 200);
   const r = failure(await long);
   assert.equal(r.error.code, 'CANCELLED');
-  assert.ok(r.durationMs < 5000, `${r.durationMs} ms`);
+  assert.ok(r.durationMs < 30_000, `answered before the 30 s operation could end (${r.durationMs} ms)`);
   assert.equal((await sys.tools.executeTool('everything.echo', { message: 'still here' })).ok, true);
 });
 

@@ -176,7 +176,6 @@ out`);
   });
 
   test('tools that need the busy runtime are refused with an error naming the cycle, never a hang', async () => {
-    const t0 = performance.now();
     const v = await run(`
 out = []
 for name, args in (("execute_python", {"code": "1"}), ("install_python_package", {"package": "x"})):
@@ -185,7 +184,6 @@ for name, args in (("execute_python", {"code": "1"}), ("install_python_package",
     except ToolError as e:
         out.append((e.code, e.message))
 out`);
-    assert.ok(performance.now() - t0 < 5000);
     const [[code1, msg1], [code2]] = v as [string, string][];
     assert.equal(code1, 'NOT_CALLABLE_FROM_PYTHON');
     assert.match(msg1!, /execute_python -> call_tool\("execute_python"\) -> PyodideRuntime/);

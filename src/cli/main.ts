@@ -154,13 +154,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   let sys: ArmatureSystem;
   try {
-    // Python starts on first use here, not in the background: most commands never need it. An MCP
-    // server is the exception: it is there to run code, so Python warms up while clients connect.
+    // Python starts on first use here, not in the background: most commands never need it. `run`
+    // and an MCP server are the exceptions: they are there to run code, so Python starts while the
+    // rest boots (and, for a server, while clients connect).
     sys = await boot({
       persona: values.persona,
       dataDir: values.data,
       safe: values.safe,
-      config: { PyodideRuntime: { autoStart: command === 'mcp', snapshot }, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
+      config: { PyodideRuntime: { autoStart: command === 'mcp' || command === 'run', snapshot }, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);

@@ -6,6 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
+import { historyEntry } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
@@ -121,25 +122,7 @@ export function madeUpgradeHandlers(o: MadeUpgradeHandlersOptions): Record<strin
         inForce: active?.version ?? null,
         versions: recordsOf(id)
           .reverse()
-          .map((r) => ({
-            change: r.id,
-            version: r.version,
-            hash: r.hash,
-            action: r.action,
-            status: r.status,
-            reason: r.reason,
-            ...(r.outcome ? { outcome: r.outcome } : {}),
-            parent: r.parent,
-            by: r.caller.via,
-            persona: r.caller.persona,
-            ...(r.caller.run ? { run: r.caller.run } : {}),
-            ...(r.approver ? { approver: r.approver } : {}),
-            ...(r.requires ? { requires: r.requires } : {}),
-            at: new Date(r.at).toISOString(),
-            ...(r.activatedAt ? { activatedAt: new Date(r.activatedAt).toISOString() } : {}),
-            ...(r.endedAt ? { endedAt: new Date(r.endedAt).toISOString() } : {}),
-            tests: { passed: r.tests.filter((t) => t.ok).length, total: r.tests.length },
-          })),
+          .map(historyEntry),
       };
     },
   };

@@ -1,0 +1,28 @@
+/**
+ * One version of an agent-made thing as its history tools (`tool_history`, `upgrade_history`)
+ * show it: what the change record holds, dates as ISO text, tests as counts.
+ */
+import type { ChangeRecord } from './change-contract.ts';
+
+/** The history entry of change `r`: optional fields appear only when the record has them. */
+export function historyEntry(r: ChangeRecord) {
+  return {
+    change: r.id,
+    version: r.version,
+    hash: r.hash,
+    action: r.action,
+    status: r.status,
+    reason: r.reason,
+    ...(r.outcome ? { outcome: r.outcome } : {}),
+    parent: r.parent,
+    by: r.caller.via,
+    persona: r.caller.persona,
+    ...(r.caller.run ? { run: r.caller.run } : {}),
+    ...(r.approver ? { approver: r.approver } : {}),
+    ...(r.requires ? { requires: r.requires } : {}),
+    at: new Date(r.at).toISOString(),
+    ...(r.activatedAt ? { activatedAt: new Date(r.activatedAt).toISOString() } : {}),
+    ...(r.endedAt ? { endedAt: new Date(r.endedAt).toISOString() } : {}),
+    tests: { passed: r.tests.filter((t) => t.ok).length, total: r.tests.length },
+  };
+}

@@ -2,33 +2,17 @@
 // OpenAI-compatible server on 127.0.0.1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { NUMBERS_FILE, RESULT_FILE, SUM_ANSWER, SUM_GOAL, sumScript } from '../helpers/agent-task.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const KEY = 'sk-cli-test-key-9876543210';
 let server: ScriptedModelServer;
 const data = tempDir('agent-cli');
 
 /** Runs the CLI without blocking this process (the scripted server lives here). */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '', ...env } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => child.kill(), 120_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, data, env);
 
 const modelArgs = () => ['--model', 'openai-compatible:scripted', '--base-url', server.baseURL, '--data', data];
 

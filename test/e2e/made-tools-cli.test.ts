@@ -3,33 +3,17 @@
 // (the default persona asks) until `armature approve` or `armature reject` decides them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { ChangeRecord } from '../../src/kernel/change-contract.ts';
 import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const data = tempDir('made-cli');
 let server: ScriptedModelServer;
 
 /** Runs the CLI in a process of its own (the scripted model server lives in this one). */
-function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args, '--data', data], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => child.kill(), 120_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
+const cli = (...args: string[]) => runCli([...args, '--data', data], data);
 
 /** `armature agent` with the scripted model making `toolCalls` in its first step. */
 async function agentMakes(args: Record<string, unknown>, tool = 'create_tool') {

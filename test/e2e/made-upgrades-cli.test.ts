@@ -4,33 +4,17 @@
 // agent's update waits until `armature approve`; `armature boot --safe` leaves it out and lists it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { ChangeRecord } from '../../src/kernel/change-contract.ts';
 import { MARKDOWN_ONLY_CODE, NOTES_INDEX_BLUEPRINT, notesIndexUpgrade } from '../helpers/made-upgrade-fixtures.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const data = tempDir('made-upgrades-cli');
 let server: ScriptedModelServer;
 
 /** Runs the CLI in a process of its own. */
-function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args, '--data', data], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => child.kill(), 120_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
+const cli = (...args: string[]) => runCli([...args, '--data', data], data);
 
 /** `armature call TOOL ARGS`: its parsed value (the call must succeed). */
 async function call<T = Record<string, unknown>>(tool: string, args: unknown): Promise<T> {

@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { buildDashboard } from '../../src/server/build-dashboard.ts';
 import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import { projectRoot } from '../../src/platform/node.ts';
+import { launchChromium } from '../helpers/dashboard-driver.ts';
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 let server: RunningServer;
@@ -71,11 +72,7 @@ before(async () => {
   const outDir = join(artifacts, 'dist');
   await buildDashboard({ root: projectRoot, outDir, minify: false });
   server = await startServer({ root: projectRoot, outDir, port: 0 });
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.evaluateOnNewDocument(PAGE_HELPERS);
   await page.setViewport({ width: 1400, height: 1100 });

@@ -11,54 +11,32 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import type { ToolResult } from '../../src/kernel/tool-contract.ts';
+import type { Browser, Page } from 'puppeteer-core';
 import { projectRoot } from '../../src/platform/node.ts';
 import { buildDashboard } from '../../src/server/build-dashboard.ts';
 import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import type { UpgradeChangeAnswer } from '../../upgrades/made-upgrades/index.ts';
 import { notesIndexScript } from '../helpers/made-upgrade-fixtures.ts';
+import { DashboardDriver, launchChromium, value } from '../helpers/dashboard-driver.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 let server: RunningServer;
 let browser: Browser;
 let page: Page;
+let d: DashboardDriver;
 let model: ScriptedModelServer;
 let probe: Server;
 const hits: string[] = [];
 type Win = { armature: { tools: { executeTool(n: string, a: unknown, o: unknown): Promise<unknown> }; resolve(id: string): Promise<{ run(o: unknown): Promise<unknown> }>; modules: { id: string; state: string }[] } };
 
-function call<T = unknown>(name: string, args: unknown, caller = 'ui'): Promise<ToolResult<T>> {
-  return page.evaluate((n, a, c) => (window as unknown as Win).armature.tools.executeTool(n, a, { caller: c }), name, args, caller) as Promise<ToolResult<T>>;
-}
-const value = <T>(r: ToolResult<T>): T => {
-  assert.ok(r.ok, `expected ok, got ${JSON.stringify(r)}`);
-  return r.value;
-};
-const booted = () => page.waitForFunction(() => !!(window as unknown as { armature?: unknown }).armature, { timeout: 90_000 });
-/** Text of an element inside the dashboard (shadow roots pierced), or '' when absent. */
-const textOf = async (selector: string) => ((await (await page.$(`armature-dashboard >>> ${selector}`))?.evaluate((e) => e.textContent)) ?? '').replace(/\s+/g, ' ');
+const call = <T = unknown>(name: string, args: unknown, caller = 'ui') => d.call<T>(name, args, caller);
+const booted = () => d.booted();
+const textOf = (selector: string) => d.textOf(selector);
 const card = () => textOf('made-upgrade-widget >>> section.card');
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeout = 90_000): Promise<void> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < timeout) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; the changes widget says: ${(await textOf('changes-widget >>> section.card')).slice(0, 800)}`);
-}
-
-/** Presses a button of one change on the changes widget, as a person does. */
-async function press(change: string, action: string): Promise<void> {
-  const selector = `armature-dashboard >>> changes-widget >>> li[data-change="${change}"] button[data-action="${action}"]`;
-  await waitFor(`the ${action} button of ${change}`, async () => !!(await page.$(selector)));
-  const button = (await page.$(selector))!;
-  await button.scrollIntoView();
-  await button.click();
-}
-const statusOf = (change: string) => page.$eval(`armature-dashboard >>> changes-widget >>> li[data-change="${change}"]`, (e) => (e as HTMLElement).dataset.status).catch(() => undefined);
+const waitFor = (what: string, check: () => Promise<boolean>, timeout?: number) => d.waitFor(what, check, timeout);
+const press = (change: string, action: 'approve' | 'reject' | 'rollback') => d.press(change, action);
+const statusOf = (change: string) => d.statusOf(change);
 
 before(async () => {
   mkdirSync(artifacts, { recursive: true });
@@ -72,17 +50,11 @@ before(async () => {
     res.end('{}');
   });
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.setViewport({ width: 1400, height: 1600 });
-  await page.goto(server.url, { waitUntil: 'load' });
-  await page.evaluate(() => new Promise((r) => { const req = indexedDB.deleteDatabase('armature:workspace'); req.onsuccess = req.onerror = req.onblocked = () => r(null); }));
-  await page.reload({ waitUntil: 'load' });
-  await booted();
+  d = new DashboardDriver(page, () => d.textOf('changes-widget >>> section.card'));
+  await d.openEmpty(server.url);
   for (const [path, content] of [['notes/plan.md', '# Plan'], ['notes/ideas.md', '- more'], ['data/n.txt', '1'], ['todo.md', 'x']]) value(await call('write_file', { path, content }));
 });
 

@@ -7,9 +7,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { referenceServers, startHttpEverything, type HttpEverything } from '../helpers/mcp-servers.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { launchChromium } from '../helpers/dashboard-driver.ts';
 
 const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const dir = tempDir('mcp-dashboard');
@@ -43,11 +44,7 @@ before(async () => {
       if (m) resolve(m[1]!);
     });
   });
-  browser = await puppeteer.launch({
-    executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(url, { waitUntil: 'load' });
 });

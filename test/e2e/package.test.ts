@@ -9,9 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as esbuild from 'esbuild';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { checkoutRoot as root, devDependencyVersion, packAndInstall, runSync as run, type PackedInstall } from '../helpers/packed-install.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { launchChromium } from '../helpers/dashboard-driver.ts';
 
 let pkg: PackedInstall;
 const project = tempDir('package');
@@ -190,11 +191,7 @@ process.once('SIGTERM', () => server.close().then(() => process.exit(0)));
   const server = await startUntil(process.execPath, ['serve.mjs'], project, /serving (\S+)/);
   let browser: Browser | undefined;
   try {
-    browser = await puppeteer.launch({
-      executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(String(e)));

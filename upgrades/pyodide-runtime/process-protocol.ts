@@ -185,3 +185,27 @@ export const FromChildSchema = z.discriminatedUnion('type', [
   WarnMessageSchema,
 ]);
 export type FromChild = z.infer<typeof FromChildSchema>;
+
+// What the host accepts as the value of a `result`, per method (the child runs Python: checked too).
+
+/** The value of an `execute` call. */
+export const ExecuteAnswerSchema = z.union([
+  z.object({ ok: z.literal(true), value: z.unknown(), stdout: z.string(), stderr: z.string(), executionTime: z.number(), runId: z.string() }),
+  z.object({ ok: z.literal(false), error: PythonErrorSchema, hint: z.string().optional(), stdout: z.string(), stderr: z.string(), executionTime: z.number(), runId: z.string() }),
+]);
+/** The value of an `installPackage` call. */
+export const InstallAnswerSchema = z.union([
+  z.object({ ok: z.literal(true), installed: z.array(z.string().max(1000)).max(10_000) }),
+  z.object({ ok: z.literal(false), error: PythonErrorSchema, hint: z.string().optional() }),
+]);
+/** The value of a `listPackages` call. */
+export const PackagesAnswerSchema = StateSchema.shape.packages;
+/** The value of a `syncWorkspace` call: the report, and the files Python changed (the only way files come back). */
+export const SyncAnswerSchema = z.object({
+  report: z.object({
+    direction: z.enum(['in', 'out', 'both']),
+    in: z.object({ count: z.number(), bytes: z.number(), skipped: z.array(z.string()) }).optional(),
+    out: z.object({ count: z.number(), bytes: z.number(), deleted: z.array(z.string()), skipped: z.array(z.string()) }).optional(),
+  }),
+  written: z.array(z.object({ path: z.string().max(1024), data: bytes })),
+});

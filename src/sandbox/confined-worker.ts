@@ -4,107 +4,20 @@
  * browser a module Web Worker whose global scope is locked down and whose script is served with a
  * CSP forbidding network access and eval (see `browser-worker.ts`). Either way the agent's code
  * sees only `ctx` (the host's capabilities, each call a validated message), a `fetch` the host
- * performs under the network policy, and ECMAScript.
+ * performs under the network policy, and ECMAScript. The contract is `confined-worker-contract.ts`,
+ * the options' checks `confined-worker-options.ts`; this file is the host's logic.
  */
 import { quote } from '../kernel/bounded.ts';
 import { isNode } from '../platform/detect.ts';
 import { toWireError } from './agent-scope.ts';
+import type { ConfinedWorker, ConfinedWorkerOptions, ModuleDescription, RestartReason } from './confined-worker-contract.ts';
+import { checkOptions, invalid, type CheckedOptions } from './confined-worker-options.ts';
 import { AgentCodeError, SandboxError } from './errors.ts';
-import { normalizeNetworkPolicy, policyFetch } from './network-policy.ts';
-import {
-  MAX_NAME_LENGTH,
-  parseMessage,
-  WorkerMessageSchema,
-  type HostMessage,
-  type LogLevel,
-  type NetworkPolicy,
-  type WireError,
-  type WorkerMessage,
-} from './protocol.ts';
+import { policyFetch } from './network-policy.ts';
+import { MAX_NAME_LENGTH, parseMessage, WorkerMessageSchema, type HostMessage, type LogLevel, type WireError, type WorkerMessage } from './protocol.ts';
 import type { SandboxTransport, TransportExit, TransportOptions } from './transport.ts';
 
-/** A host function agent code may call through `ctx`. */
-export type Capability = (...args: unknown[]) => unknown | Promise<unknown>;
-
-/** Limits of a confined worker. */
-export interface ConfinedWorkerLimits {
-  /** Node: the child's V8 heap cap, in MiB (its resident memory may exceed it by a fixed allowance). Browsers cannot cap a worker's memory. Default: 256. */
-  memoryMb?: number;
-  /** Most time a call (and loading the module) may take, in ms; past it the worker is restarted. Default: 5000. */
-  callTimeoutMs?: number;
-  /** Largest message either side may send (arguments, results, capability answers, fetched bodies), in bytes. Default: 8 MiB. */
-  maxMessageBytes?: number;
-}
-
-/** Options of {@link createConfinedWorker}. */
-export interface ConfinedWorkerOptions {
-  /** For errors, logs and the dashboard. */
-  name: string;
-  /** The agent's ES module source. It may not import anything. */
-  source: string;
-  /** The ONLY things the agent's code can reach, e.g. `{ call_tool, emit, status, storage_read, storage_write }`. */
-  capabilities: Record<string, Capability>;
-  /** Origins the code's `fetch` may reach, or `none`. Default: `none`. */
-  network?: 'none' | string[];
-  /** Default: see {@link ConfinedWorkerLimits}. */
-  limits?: ConfinedWorkerLimits;
-  /** Hears the agent's `console` output (each line cut to 8 KB). Default: dropped. */
-  onLog?: (entry: { level: LogLevel; text: string }) => void;
-  /** Hears each restart (after a timeout or a crash); the module is loaded again, its state is lost. Default: none. */
-  onRestart?: (event: { reason: RestartReason; error: SandboxError }) => void;
-  /** Browser: URL of the worker script. Default: {@link SANDBOX_WORKER_PATH} on the page's origin. */
-  workerUrl?: string | URL;
-}
-
-/** Why a worker was restarted. */
-export type RestartReason = 'timeout' | 'crash' | 'memory' | 'oversize';
-
-/** What {@link ConfinedWorker.describe} reports. */
-export interface ModuleDescription {
-  /** The module's export names, sorted. */
-  exports: string[];
-  /** Keys of the default export, when it is an object (e.g. `init`, `tools`, `dispose`). */
-  members?: string[];
-  /** Keys of the `tools` object (an export, or a member of the default export). */
-  tools?: string[];
-}
-
-/** Options of one {@link ConfinedWorker.call}. */
-export interface CallOptions {
-  /** Default: the worker's `limits.callTimeoutMs`. */
-  timeoutMs?: number;
-  /**
-   * Rejects the call at once when aborted. The code keeps running in the worker until it ends or
-   * its timeout restarts the worker.
-   */
-  signal?: AbortSignal;
-}
-
-/** A running confined worker. */
-export interface ConfinedWorker {
-  /** The worker's name. */
-  readonly name: string;
-  /**
-   * Calls an export of the loaded module with `args` followed by `ctx`: `call(['default'], [args])`
-   * runs `default(args, ctx)`, `call(['tools', name], [args])` runs `tools[name](args, ctx)`,
-   * `call(['init'], [])` runs `init(ctx)`. A path not found among the module's exports is looked up
-   * in its default export. A timeout terminates and restarts the worker (the module is loaded
-   * again) and rejects with `SANDBOX_TIMEOUT`; a throw inside rejects with an {@link AgentCodeError}
-   * carrying the agent's message and stack; never hangs.
-   */
-  call(path: string[], args: unknown[], opts?: CallOptions): Promise<unknown>;
-  /** Pushes an event into the worker, to the handlers the code registered with `ctx.on(name, handler)`. Dropped while the worker restarts. */
-  deliver(name: string, payload: unknown): void;
-  /** Which exports the module has (e.g. to check declared vs implemented tools). */
-  describe(): Promise<ModuleDescription>;
-  /** Stops the worker; calls in flight and later calls reject with `SANDBOX_TERMINATED`. */
-  terminate(): Promise<void>;
-}
-
-/** Capability names: JavaScript identifiers, so `ctx.name(...)` reads naturally. `on` is taken by events. */
-const CAPABILITY_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
-
-const DEFAULTS = { memoryMb: 256, callTimeoutMs: 5000, maxMessageBytes: 8 * 1024 * 1024 };
+export type { Capability, CallOptions, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, RestartReason } from './confined-worker-contract.ts';
 
 interface PendingCall {
   resolve(v: unknown): void;
@@ -121,10 +34,6 @@ interface Generation {
   pending: Map<string, PendingCall>;
   ready: Promise<ModuleDescription>;
   dead: boolean;
-}
-
-function invalid(message: string, hint?: string): SandboxError {
-  return new SandboxError('INVALID_OPTIONS', message, hint ? { hint } : undefined);
 }
 
 /**
@@ -431,54 +340,6 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
 function capabilityError(e: unknown): WireError {
   const w = toWireError(e);
   return w.code === undefined ? { name: w.name, message: w.message } : { name: w.name, message: w.message, code: w.code };
-}
-
-interface CheckedOptions {
-  name: string;
-  source: string;
-  capabilities: Record<string, Capability>;
-  network: NetworkPolicy;
-  limits: Required<ConfinedWorkerLimits>;
-  onLog?: ConfinedWorkerOptions['onLog'];
-  onRestart?: ConfinedWorkerOptions['onRestart'];
-  workerUrl?: string | URL;
-}
-
-function checkOptions(options: ConfinedWorkerOptions): CheckedOptions {
-  if (!options || typeof options !== 'object') throw invalid('[sandbox] createConfinedWorker needs options { name, source, capabilities }');
-  const { name, source, capabilities } = options;
-  if (typeof name !== 'string' || name.length === 0 || name.length > 200) throw invalid(`[sandbox] name must be 1 to 200 characters, got ${quote(name)}`);
-  const label = `[sandbox] ${quote(name, 60)}`;
-  if (typeof source !== 'string') throw invalid(`${label}: source must be the text of an ES module`);
-  if (!capabilities || typeof capabilities !== 'object') throw invalid(`${label}: capabilities must be an object of functions (it may be empty)`);
-  const caps: Record<string, Capability> = Object.create(null);
-  for (const key of Object.keys(capabilities)) {
-    if (!CAPABILITY_NAME.test(key) || key === 'on') {
-      throw invalid(`${label}: capability name ${quote(key)} is not usable`, 'Name capabilities like JavaScript identifiers (e.g. call_tool); "on" is reserved for events.');
-    }
-    const fn = capabilities[key];
-    if (typeof fn !== 'function') throw invalid(`${label}: capability ${key} is a ${typeof fn}, not a function`);
-    caps[key] = fn;
-  }
-  const limits = { ...DEFAULTS };
-  for (const [key, value] of Object.entries(options.limits ?? {})) {
-    if (!(key in DEFAULTS)) throw invalid(`${label}: unknown limit ${quote(key)}`, `Limits are ${Object.keys(DEFAULTS).join(', ')}.`);
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalid(`${label}: limits.${key} must be a positive number, got ${quote(value)}`);
-    limits[key as keyof typeof DEFAULTS] = Math.floor(value);
-  }
-  if (limits.memoryMb < 16) throw invalid(`${label}: limits.memoryMb must be at least 16, got ${limits.memoryMb}`);
-  if (limits.maxMessageBytes < 1024) throw invalid(`${label}: limits.maxMessageBytes must be at least 1024, got ${limits.maxMessageBytes}`);
-  return {
-    name,
-    source,
-    capabilities: caps,
-    network: normalizeNetworkPolicy(options.network, name),
-    limits,
-    onLog: options.onLog,
-    onRestart: options.onRestart,
-    workerUrl: options.workerUrl,
-  };
 }
 
 /** The platform's transport: Node's child process or the browser's Web Worker (imported only where it runs). */

@@ -105,6 +105,51 @@ describe('Python cannot reach the page (Chromium)', () => {
     expect(runIds.size).to.equal(2);
   });
 
+  it('forged answers posted from Python change neither the current run nor the next 160', async () => {
+    // Every way a Web Worker could post to the page, tried now and every 20 ms after the run.
+    const attack = await rt.execute(`import js
+from pyodide.ffi import to_js, create_proxy
+targets = []
+for name in ('postMessage', 'self', 'globalThis', 'parent', 'opener', 'BroadcastChannel', 'MessageChannel'):
+    try:
+        targets.append(getattr(js, name))
+    except AttributeError:
+        pass
+forged = [to_js({'type': 'response', 'id': f'run-{k}', 'ok': True, 'value': {'value': 'forged'}}, dict_converter=js.Object.fromEntries) for k in range(1, 300)]
+def spray(*_):
+    for target in targets:
+        for message in forged:
+            try:
+                (target.postMessage if hasattr(target, 'postMessage') else target)(message)
+            except Exception:
+                pass
+spray()
+js.setInterval(create_proxy(spray), 20)
+len(targets)`);
+    expect(attack.ok && attack.value, JSON.stringify(attack)).to.equal(0);
+    for (let i = 0; i < 160; i++) {
+      const r = await rt.execute(`print(${i})\n${i} * 3`);
+      expect(r.ok && [r.value, r.stdout], `run ${i}: ${JSON.stringify(r)}`).to.deep.equal([i * 3, `${i}\n`]);
+    }
+    expect(globalMessages).to.deep.equal([]);
+  });
+
+  it('js.close() does not exist: the next run answers at once, not at its timeout', async () => {
+    for (const code of ['js.close()', 'js.self.close()', 'js.globalThis.close()']) await refused(`import js\n${code}`, /^AttributeError$/, /close|self|globalThis/);
+    const r = await rt.execute('1 + 1', { timeoutMs: 5000 });
+    expect(r.ok && r.value, JSON.stringify(r)).to.equal(2);
+  });
+
+  it('os._exit twice in a row: each restarts the worker and says globals were lost; runs work after', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await rt.execute(`import os\nos._exit(${i + 1})`);
+      expect(!r.ok && r.error.type, JSON.stringify(r)).to.equal('SystemExit');
+      expect(!r.ok && r.hint).to.match(/restarted.*globals/);
+    }
+    const r = await rt.execute('1 + 1', { timeoutMs: 5000 });
+    expect(r.ok && r.value, JSON.stringify(r)).to.equal(2);
+  });
+
   it('walking every JavaScript object Python can reach finds only the policed fetch', async () => {
     const r = await rt.execute(REACH_SCAN, { timeoutMs: 120_000 });
     expect(r.ok, JSON.stringify(r)).to.equal(true);

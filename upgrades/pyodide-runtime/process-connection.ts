@@ -17,6 +17,7 @@ import { directWriter, type ChildCallAnswerer } from './process-calls.ts';
 import { childPackageDir, insideGrant, localDir } from './process-paths.ts';
 import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
 import { answerCache } from './process-snapshots.ts';
+import { secretId } from './ids.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost, RuntimeState } from './runtime-types.ts';
@@ -70,7 +71,6 @@ export class ChildConnection {
   modules: { path: string; source: string }[];
   private starts = 0;
   private link: Promise<ChildLink> | undefined;
-  private seq = 0;
   /**
    * Keeps this event loop awake for `requestPollMs` after a call is sent: small runs are answered
    * within that, and a sleeping loop costs more to wake than they take (see `LoopSpinner`).
@@ -160,7 +160,7 @@ export class ChildConnection {
     } catch (e) {
       return { ok: false, error: (e as { info?: PythonErrorInfo }).info ?? notReady(String((e as Error).message ?? e)) };
     }
-    const id = `c${++this.seq}`;
+    const id = secretId('c');
     return new Promise<Answer>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       // While the host waits for an answer the child holds the event loop open (else it does not).
@@ -268,6 +268,7 @@ export class ChildConnection {
       maxResultBytes: o.maxResultBytes,
       maxToolArgBytes: o.maxToolArgBytes,
       maxToolAnswerBytes: o.maxToolAnswerBytes,
+      maxHeapMb: o.heapLimitBytes / (1024 * 1024),
       network: o.network,
       transport: o.transport,
     };

@@ -42,6 +42,7 @@ export const ChildOptionsSchema = z.object({
   maxResultBytes: z.number().positive(),
   maxToolArgBytes: z.number().positive(),
   maxToolAnswerBytes: z.number().positive(),
+  maxHeapMb: z.number().min(64).max(4096),
   network: NetworkPolicySchema,
   transport: z.enum(['shared-memory', 'jspi', 'async', 'auto']),
 });
@@ -190,8 +191,17 @@ export type FromChild = z.infer<typeof FromChildSchema>;
 
 /** The value of an `execute` call. */
 export const ExecuteAnswerSchema = z.union([
-  z.object({ ok: z.literal(true), value: z.unknown(), stdout: z.string(), stderr: z.string(), executionTime: z.number(), runId: z.string() }),
-  z.object({ ok: z.literal(false), error: PythonErrorSchema, hint: z.string().optional(), stdout: z.string(), stderr: z.string(), executionTime: z.number(), runId: z.string() }),
+  z.object({ ok: z.literal(true), value: z.unknown(), stdout: z.string(), stderr: z.string(), executionTime: z.number(), runId: z.string(), notice: z.string().max(4096).optional() }),
+  z.object({
+    ok: z.literal(false),
+    error: PythonErrorSchema,
+    hint: z.string().optional(),
+    stdout: z.string(),
+    stderr: z.string(),
+    executionTime: z.number(),
+    runId: z.string(),
+    notice: z.string().max(4096).optional(),
+  }),
 ]);
 /** The value of an `installPackage` call. */
 export const InstallAnswerSchema = z.union([

@@ -74,6 +74,8 @@ export const InitRequestSchema = z.object({
   confine: z.object({ network: NetworkPolicySchema }).optional(),
   /** In a confined Node child: the file descriptor of the pipe `call_tool` uses to reach the host (see `src/bridge/tool-pipe.ts`). */
   toolPipe: z.object({ fd: z.number().int().nonnegative(), wake: sab }).optional(),
+  /** Most bytes Python's heap may take (`maxHeapMb`); at or above 4 GiB the heap's own maximum applies. */
+  heapLimitBytes: z.number().positive().optional(),
   /** Size limits the worker enforces before anything leaves it (see `maxResultBytes`, `maxToolArgBytes`). */
   limits: z.object({ resultBytes: z.number().positive(), toolArgBytes: z.number().positive() }).default({ resultBytes: 16 * 1024 * 1024, toolArgBytes: 16 * 1024 * 1024 }),
 });
@@ -153,9 +155,12 @@ export const FetchMessageSchema = z.object({
 export const OutputReadyMessageSchema = z.object({ type: z.literal('output-ready'), id, full: z.boolean().optional() });
 /** A `call_tool` request is waiting in the shared request slot (sent only when the host is not polling it). */
 export const ToolCallReadyMessageSchema = z.object({ type: z.literal('tool-call-ready'), id, callId: z.number() });
+/** After a run: Python's heap is too full for real work (see `worker/heap.ts`); the host restarts the worker. */
+export const HeapFullSchema = z.object({ usedBytes: z.number(), limitBytes: z.number() });
+export type HeapFull = z.infer<typeof HeapFullSchema>;
 export const ResponseMessageSchema = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('response'), id, ok: z.literal(true), value: z.unknown() }),
-  z.object({ type: z.literal('response'), id, ok: z.literal(false), error: PythonErrorSchema, fatal: z.boolean().optional() }),
+  z.object({ type: z.literal('response'), id, ok: z.literal(false), error: PythonErrorSchema, fatal: z.boolean().optional(), heapFull: HeapFullSchema.optional() }),
 ]);
 
 // Discriminated on `type`, so each message is checked against its own schema only (this runs for
@@ -190,6 +195,8 @@ export interface ExecuteValue {
   value: unknown;
   /** WebAssembly heap size after the run, when measurable. */
   memoryBytes?: number;
+  /** Set when the run left the heap too full for real work. */
+  heapFull?: HeapFull;
 }
 
 /** One installed package. */

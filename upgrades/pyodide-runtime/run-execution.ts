@@ -3,10 +3,10 @@
  * single ones get lost), the grace period after which a worker that ignores them is replaced, and
  * the shape of the result — which never throws.
  */
-import type { ExecuteValue, PythonErrorInfo } from './protocol.ts';
+import type { ExecuteValue, HeapFull, PythonErrorInfo } from './protocol.ts';
 import { timerMs } from '../../src/kernel/bounded.ts';
 import { hintFor } from './hints.ts';
-import { nextId } from './ids.ts';
+import { secretId } from './ids.ts';
 import { joinOutput } from './output-drain.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { ExecuteResult, RuntimeHost } from './runtime-types.ts';
@@ -41,7 +41,7 @@ export class RunExecutor {
   /** Runs `code` on a started worker; emits `python:started` and `python:finished`. */
   async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal): Promise<ExecuteResult> {
     const { o, supervisor } = this;
-    const id = nextId('run');
+    const id = secretId('run');
     const out = l.output.track(id, runId);
     supervisor.setStatus('busy');
     this.emit('python:started', { runId });
@@ -93,10 +93,13 @@ export class RunExecutor {
     if (l.interrupt) Atomics.store(l.interrupt, 0, 0);
     this.executions++;
     let result: ExecuteResult;
+    const full = res.ok ? (res.value as ExecuteValue).heapFull : res.heapFull;
     if (res.ok) {
       const value = res.value as ExecuteValue;
       supervisor.memoryBytes = value.memoryBytes ?? supervisor.memoryBytes;
       result = { ok: true, value: value.value, stdout: joinOutput(out.stdout, o.maxChars), stderr: joinOutput(out.stderr, o.maxChars), executionTime: performance.now() - t0, runId };
+    } else if (full && !res.fatal) {
+      result = this.errorResult(runId, res.error, t0, out, `${hintFor(res.error) ?? ''} ${heapNotice(full)}`.trim());
     } else if (timedOut) {
       const error: PythonErrorInfo = {
         type: 'TimeoutError',
@@ -115,9 +118,20 @@ export class RunExecutor {
       result = this.errorResult(runId, res.error, t0, out, fatalHint);
       if (res.fatal) void supervisor.replace().catch(() => undefined);
     }
+    if (full && !(!res.ok && res.fatal) && !restarted) {
+      // The interpreter is usable for tiny runs only: replace it now, before the next run.
+      result.notice = heapNotice(full);
+      void supervisor.replace().catch(() => undefined);
+    }
     if (!result.ok) supervisor.lastError = result.error;
     this.emit('python:finished', result.ok ? { runId, ok: true, executionTime: result.executionTime } : { runId, ok: false, executionTime: result.executionTime, errorType: result.error.type });
     if (supervisor.live === l && !l.dead) supervisor.setStatus('ready');
     return result;
   }
+}
+
+/** What a caller is told when a run left Python's heap too full for real work. */
+export function heapNotice(full: HeapFull): string {
+  const mib = (n: number) => Math.round(n / (1024 * 1024));
+  return `This run left Python's heap nearly full (${mib(full.usedBytes)} of ${mib(full.limitBytes)} MiB in use), which would make later runs fail with MemoryError: the runtime was restarted, and globals, imports and installed packages were lost. Keep less in globals (del what you no longer need), or raise maxHeapMb.`;
 }

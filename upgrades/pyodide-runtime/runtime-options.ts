@@ -35,6 +35,14 @@ export interface PyodideRuntimeOptions {
    * the child could hold. Below ~4.5 GiB, memory bombs end by replacing the child instead. Default: 4608.
    */
   processMemoryMb?: number;
+  /**
+   * Most memory Python's heap may take, in MiB. WebAssembly's 32-bit memory stops at 4096; a
+   * smaller cap bounds each worker (in a pool of runtimes, for instance). Past it allocations
+   * fail with MemoryError; a run that leaves less than an eighth of it (at most 64 MiB) free —
+   * a memory bomb kept in globals — restarts the worker after the run, and the result says that
+   * globals were lost. At least 64. Default: 4096.
+   */
+  maxHeapMb?: number;
   /** Worker script URL. Default: the sources' `worker.ts` or the built `pyodide-worker.js` (`pyodideWorkerScript` in `src/platform/package-layout.ts`); bundles pass their own. */
   workerUrl?: string | URL;
   /**
@@ -168,6 +176,8 @@ export interface ResolvedOptions {
   maxToolArgBytes: number;
   maxToolAnswerBytes: number;
   isolation: 'process' | 'thread';
+  /** `maxHeapMb` in bytes. */
+  heapLimitBytes: number;
   network: NetworkPolicy;
   processMemoryMb: number;
   /** Whether the worker confines Python (browsers; the worker inside Node's confined child). */
@@ -196,6 +206,10 @@ export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions 
     throw new RuntimeOptionError('snapshot', options.snapshot, "it must be 'persist', 'memory' or 'off'", "Use 'persist' (the default), 'memory' or 'off'.");
   }
   if (options.transport !== undefined) checkTransport(options.transport);
+  const maxHeapMb = options.maxHeapMb ?? 4096;
+  if (typeof maxHeapMb !== 'number' || !Number.isFinite(maxHeapMb) || maxHeapMb < 64 || maxHeapMb > 4096) {
+    throw new RuntimeOptionError('maxHeapMb', options.maxHeapMb, 'it must be a number of MiB from 64 to 4096', 'Leave it out for the whole 4096 MiB WebAssembly allows, or pick a smaller cap such as 512.');
+  }
   return {
     defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
     interruptGraceMs: options.interruptGraceMs ?? 1000,
@@ -219,6 +233,7 @@ export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions 
     maxToolArgBytes: options.maxToolArgBytes ?? 16 * 1024 * 1024,
     maxToolAnswerBytes: options.maxToolAnswerBytes ?? 64 * 1024 * 1024,
     isolation: options.isolation ?? 'process',
+    heapLimitBytes: Math.floor(maxHeapMb * 1024 * 1024),
     network: normalizeNetworkPolicy(options.network, 'PyodideRuntime'),
     processMemoryMb: options.processMemoryMb ?? 4608,
     confine: !inNode(),

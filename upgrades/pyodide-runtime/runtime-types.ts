@@ -50,10 +50,14 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
 }
 
-/** Outcome of a run: never thrown. */
+/**
+ * Outcome of a run: never thrown. `notice` says what the caller should know beyond the outcome:
+ * the runtime was restarted after this run, or before it (a new interpreter), so globals, imports
+ * and installed packages were lost.
+ */
 export type ExecuteResult =
-  | { ok: true; value: unknown; stdout: string; stderr: string; executionTime: number; runId: string }
-  | { ok: false; error: PythonErrorInfo; hint?: string; stdout: string; stderr: string; executionTime: number; runId: string };
+  | { ok: true; value: unknown; stdout: string; stderr: string; executionTime: number; runId: string; notice?: string }
+  | { ok: false; error: PythonErrorInfo; hint?: string; stdout: string; stderr: string; executionTime: number; runId: string; notice?: string };
 
 /** Snapshot of the runtime for widgets and tools. */
 export interface RuntimeState {

@@ -27,14 +27,21 @@ export function inNode(): boolean {
 export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
   if (inNode()) {
     const { startNodeWorker } = await import('../../src/platform/node-worker.ts');
+    const { MessageChannel: NodeChannel } = await import('node:worker_threads');
     const w = startNodeWorker(url ? new URL(url) : pyodideWorkerScript);
+    // As in browsers: the worker's one channel is a port it keeps before Python runs. Python in an
+    // unconfined worker can reach the worker's own port (worker_threads.parentPort), so nothing
+    // it posts there is listened to.
+    const channel = new NodeChannel();
+    w.postMessage({ type: 'connect', port: channel.port2 }, [channel.port2]);
     return {
-      post: (m, t) => w.postMessage(m, t as never),
-      onMessage: (h) => w.on('message', h),
+      post: (m, t) => channel.port1.postMessage(m, t as never),
+      onMessage: (h) => channel.port1.on('message', h),
       onError: (h) => w.on('error', h),
       onExit: (h) => w.on('exit', h),
       terminate: async () => {
         await w.terminate();
+        channel.port1.close();
       },
     };
   }

@@ -5,7 +5,7 @@
  */
 import type { RuntimeHost } from './runtime-types.ts';
 import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol.ts';
-import { nextId } from './ids.ts';
+import { secretId } from './ids.ts';
 import { OutputDrain } from './output-drain.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 import { canShareMemory, chooseTransport, packageCacheDirFor, type ResolvedOptions } from './runtime-options.ts';
@@ -98,7 +98,7 @@ export class WorkerSession implements AnswerTarget {
 
   /** Sends `msg` and resolves with its response; never rejects (a dead worker answers `RuntimeNotReady`). */
   request<T = unknown>(msg: SessionRequest, transfer?: Transferable[]): Promise<SessionResponse<T>> {
-    const id = msg.id ?? nextId(msg.type);
+    const id = msg.id ?? secretId(msg.type);
     return new Promise((resolve) => {
       if (this.dead) return resolve({ type: 'response', id, ok: false, error: { type: 'RuntimeNotReady', message: 'the Python worker has stopped', traceback: '' } });
       this.pending.set(id, resolve as (msg: ResponseMessage) => void);
@@ -201,9 +201,10 @@ export class WorkerSession implements AnswerTarget {
   private async init(modules: { path: string; source: string }[]): Promise<InitResult> {
     const o = this.o;
     const indexURL = o.indexURL ?? (await defaultIndexURL());
+    const id = secretId('init');
     const timer = new Promise<ResponseMessage>((resolve) =>
       setTimeout(
-        () => resolve({ type: 'response', id: 'init', ok: false, error: { type: 'TimeoutError', message: `Pyodide did not start within ${o.initTimeoutMs} ms`, traceback: '' } }),
+        () => resolve({ type: 'response', id, ok: false, error: { type: 'TimeoutError', message: `Pyodide did not start within ${o.initTimeoutMs} ms`, traceback: '' } }),
         o.initTimeoutMs,
       ).unref?.(),
     );
@@ -213,7 +214,7 @@ export class WorkerSession implements AnswerTarget {
       this.request<InitResult>(
         {
           type: 'init',
-          id: 'init',
+          id,
           indexURL,
           packageIndexURL: o.packageIndexURL,
           packageCacheDir: await packageCacheDirFor(o),
@@ -228,6 +229,7 @@ export class WorkerSession implements AnswerTarget {
           fastExecute: o.fastExecute,
           pollMs: o.requestPollMs,
           limits: { resultBytes: o.maxResultBytes, toolArgBytes: o.maxToolArgBytes },
+          heapLimitBytes: o.heapLimitBytes,
           ...(o.confine ? { confine: { network: o.network } } : {}),
           ...(o.toolPipe ? { toolPipe: o.toolPipe } : {}),
         },

@@ -11,12 +11,13 @@
 import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { clip } from '../../src/kernel/bounded.ts';
 import { measureClone } from '../../src/sandbox/measure.ts';
-import { parseHostMessage, type HostMessage, type PythonErrorInfo } from './protocol.ts';
+import { parseHostMessage, type HeapFull, type HostMessage, type PythonErrorInfo } from './protocol.ts';
 import { toPlain } from './worker/to-plain.ts';
 import { WorkerBridge } from './worker/bridge.ts';
 import { readChanged, writeFiles } from './worker/files.ts';
 import { install } from './worker/install.ts';
 import { WorkerOutput } from './worker/output.ts';
+import { heapFull, setHeapLimit } from './worker/heap.ts';
 import { isFatal, jsError, openPort } from './worker/port.ts';
 import { startPython, type Started } from './worker/startup.ts';
 import type { Fetched } from '../../src/sandbox/protocol.ts';
@@ -48,10 +49,10 @@ function reply(id: string, value: unknown, transfer?: Transferable[]): void {
 /** Most characters of an error's message and of its traceback that leave the worker. */
 const MAX_ERROR_CHARS = 64 * 1024;
 
-function fail(id: string, error: PythonErrorInfo, fatal = false): void {
+function fail(id: string, error: PythonErrorInfo, fatal = false, full?: HeapFull): void {
   // An exception's text is Python's to choose: bounded like any value.
   const bounded = { ...error, message: clip(String(error.message), MAX_ERROR_CHARS), traceback: clip(String(error.traceback), MAX_ERROR_CHARS) };
-  port.post(fatal ? { type: 'response', id, ok: false, error: bounded, fatal } : { type: 'response', id, ok: false, error: bounded });
+  port.post({ type: 'response', id, ok: false, error: bounded, ...(fatal ? { fatal } : {}), ...(full ? { heapFull: full } : {}) });
   spinner.hold();
 }
 
@@ -79,7 +80,7 @@ async function execute(p: Started, id: string, runId: string, code: string): Pro
       inner.destroy();
     }
     output.flush();
-    if (!ok) return fail(id, toPlain(payload, jsSafe) as PythonErrorInfo);
+    if (!ok) return fail(id, toPlain(payload, jsSafe) as PythonErrorInfo, false, heapFull(p.py));
     const value = toPlain(payload, jsSafe);
     // Measured here, before posting: what crosses to the host is bounded whatever Python returns.
     const size = measureClone(value, p.limits.resultBytes);
@@ -90,10 +91,11 @@ async function execute(p: Started, id: string, runId: string, code: string): Pro
         traceback: '',
       });
     }
-    reply(id, { value, memoryBytes: heapBytes() });
+    const full = heapFull(p.py);
+    reply(id, full ? { value, memoryBytes: heapBytes(), heapFull: full } : { value, memoryBytes: heapBytes() });
   } catch (e) {
     output.flush();
-    fail(id, jsError(e), isFatal(e));
+    fail(id, jsError(e), isFatal(e), isFatal(e) ? undefined : heapFull(p.py));
   } finally {
     output.setRun(undefined);
     // The last call_tool answer of the run may still hold the shared region.
@@ -105,6 +107,8 @@ async function handle(msg: HostMessage): Promise<void> {
   if (msg.type === 'init') {
     spinner = new LoopSpinner(msg.pollMs);
     python = await startPython(msg, port, output, bridge, fetchViaHost);
+    // After a restore too: the limit lives in the heap, and a snapshot's heap has none.
+    if (msg.heapLimitBytes !== undefined) setHeapLimit(python.py, msg.heapLimitBytes);
     const { snapshot } = python.result;
     reply(msg.id, python.result, snapshot ? [snapshot.buffer as ArrayBuffer] : undefined);
     // The snapshot's buffer went to the host: keep no reference to it.

@@ -57,6 +57,8 @@ export interface ExecutePythonValue {
   executionTime: number;
   installed?: string[];
   sync?: { in?: SyncReport['in']; out?: SyncReport['out'] };
+  /** The runtime was restarted after (or before) this run: globals, imports and installed packages were lost. */
+  notice?: string;
 }
 
 /** `error.details` of a failed `execute_python` (its `error.code` is the Python exception type). */
@@ -69,6 +71,8 @@ export interface ExecutePythonErrorDetails {
   line?: number;
   /** 1-based column of a SyntaxError. */
   column?: number;
+  /** As {@link ExecutePythonValue.notice}. */
+  notice?: string;
 }
 
 /**
@@ -352,11 +356,13 @@ export function createPythonTool(options: PythonToolOptions) {
         const details: ExecutePythonErrorDetails = { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime };
         if (r.error.line !== undefined) details.line = r.error.line;
         if (r.error.column !== undefined) details.column = r.error.column;
+        if (r.notice) details.notice = r.notice;
         throw new ArmatureError(r.error.type, `${r.error.type}: ${r.error.message}`, { details, hint: r.hint });
       }
       const value: ExecutePythonValue = { value: r.value, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime };
       if (r.installed) value.installed = r.installed;
       if (r.sync) value.sync = r.sync;
+      if (r.notice) value.notice = r.notice;
       return value;
     },
     install_python_package: async (args: Record<string, unknown>, call: ToolCallContext) => {

@@ -26,7 +26,7 @@ export const EXECUTE_PYTHON_SUCCESS: ResultShape = {
   fields: { ok: 'required', value: 'required', durationMs: 'required' } satisfies FieldsOf<ToolSuccess<ExecutePythonValue>>,
   nested: {
     value: {
-      fields: { value: 'required', stdout: 'required', stderr: 'required', executionTime: 'required', installed: 'optional', sync: 'optional' } satisfies FieldsOf<ExecutePythonValue>,
+      fields: { value: 'required', stdout: 'required', stderr: 'required', executionTime: 'required', installed: 'optional', sync: 'optional', notice: 'optional' } satisfies FieldsOf<ExecutePythonValue>,
     },
   },
 };
@@ -39,7 +39,7 @@ export const EXECUTE_PYTHON_FAILURE: ResultShape = {
       fields: { code: 'required', message: 'required', details: 'required' } satisfies FieldsOf<ExecutePythonError>,
       nested: {
         details: {
-          fields: { traceback: 'required', stdout: 'required', stderr: 'required', executionTime: 'required', line: 'optional', column: 'optional' } satisfies FieldsOf<ExecutePythonErrorDetails>,
+          fields: { traceback: 'required', stdout: 'required', stderr: 'required', executionTime: 'required', line: 'optional', column: 'optional', notice: 'optional' } satisfies FieldsOf<ExecutePythonErrorDetails>,
         },
       },
     },
@@ -73,10 +73,10 @@ export function renderShape(shape: ResultShape, options: RenderOptions = {}): st
 }
 
 /**
- * Fields the prompt's sentence leaves out: timings and details of rarer cases. Each is a field of
+ * Fields the prompt's sentence leaves out: timings and details of rarer cases (a notice explains itself when it comes). Each is a field of
  * the shapes above (a test checks it), so renaming one in the types shows here too.
  */
-export const BRIEF_OMITS: ReadonlySet<string> = new Set(['durationMs', 'executionTime', 'installed', 'sync', 'line', 'column']);
+export const BRIEF_OMITS: ReadonlySet<string> = new Set(['durationMs', 'executionTime', 'installed', 'sync', 'line', 'column', 'notice']);
 
 /** The system prompt's sentence about what `execute_python` returns: the shapes, briefly. */
 export function describeExecutePythonResult(): string {

@@ -1,6 +1,8 @@
 /**
- * The worker's side of its message channel: `parentPort` in a Node `worker_threads` worker, the
- * global scope in a Web Worker. Node modules are imported lazily, so browser bundles never load them.
+ * The worker's side of its message channel: a private port the host sends first, over `parentPort`
+ * in a Node `worker_threads` worker and over the global scope in a Web Worker. Captured before
+ * Python runs; the host never listens to the worker's own channel. Node modules are imported
+ * lazily, so browser bundles never load them.
  */
 import type { PythonErrorInfo, WorkerMessage } from '../protocol.ts';
 
@@ -17,10 +19,21 @@ export const isNode =
 /** The port of the worker this code runs in. */
 export async function openPort(): Promise<Port> {
   if (isNode) {
+    // The host's first message on the worker's own port carries a private port, the only one it
+    // listens to (Python in an unconfined worker can reach `parentPort`).
     const { parentPort } = await import('node:worker_threads');
+    const port = await new Promise<import('node:worker_threads').MessagePort>((resolve) => {
+      const first = (m: { type?: unknown; port?: import('node:worker_threads').MessagePort } | null) => {
+        if (m?.type !== 'connect' || !m.port) return;
+        parentPort!.off('message', first);
+        resolve(m.port);
+      };
+      parentPort!.on('message', first);
+    });
+    const post = port.postMessage.bind(port);
     return {
-      post: (m, t) => parentPort!.postMessage(m, t as never),
-      listen: (h) => parentPort!.on('message', h),
+      post: (m, t) => post(m, t as never),
+      listen: (h) => port.on('message', h),
     };
   }
   // The host's first message carries the port that is this worker's only channel from then on

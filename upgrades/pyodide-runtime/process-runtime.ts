@@ -18,6 +18,7 @@ import { ChildConnection } from './process-connection.ts';
 import { ExecuteAnswerSchema, InstallAnswerSchema, PackagesAnswerSchema, SyncAnswerSchema } from './process-protocol.ts';
 import type { PackageInfo, PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
+import { applyOut } from './workspace-sync.ts';
 import type { ExecuteResult, PyodideRuntimeApi, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from './runtime-types.ts';
 import { cycleError, cycleFailure } from './tool-call-scope.ts';
 
@@ -126,7 +127,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       return list?.success ? (list.data as PackageInfo[]) : conn.childState.packages;
     },
 
-    async syncWorkspace(direction) {
+    async syncWorkspace(direction, options = {}) {
       const refused = cycleFailure(self, 'syncWorkspace');
       if (refused) throw refused;
       const ws = host.workspace;
@@ -156,7 +157,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
         bytes += f.data.byteLength;
         if (bytes > o.maxSyncBytes) throw new Error(`[syncWorkspace] the Python process sent back more than maxSyncBytes (${o.maxSyncBytes})`);
       }
-      for (const f of answer.data.written) await ws.write(f.path, f.data);
+      if (report.out) report.out = await applyOut(ws, answer.data.written, report.out.deleted, report.out.skipped, options);
       return report;
     },
 

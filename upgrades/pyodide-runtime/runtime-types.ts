@@ -10,6 +10,8 @@ export interface WorkspaceLike {
   list(): { path: string; size: number; mtime: number }[];
   read(path: string): Uint8Array;
   write(path: string, data: Uint8Array): Promise<unknown>;
+  /** Needed only to apply deletions (`syncWorkspace(..., { delete: true })`). */
+  delete?(path: string): Promise<unknown>;
 }
 
 /** What the runtime reports to and needs from its host (the upgrade wires it to the bus). */
@@ -76,11 +78,31 @@ export interface RuntimeState {
   fromSnapshot?: boolean;
 }
 
+/** What a `syncWorkspace` may change in the workspace (the caller's permissions: PythonTool passes the persona's). */
+export interface SyncOptions {
+  /** Write the files Python created or changed into the workspace; when false they are listed as `refused`. Default: true. */
+  write?: boolean;
+  /** Delete from the workspace the synced files Python deleted; when false they are only reported. Default: false. */
+  delete?: boolean;
+}
+
 /** Counts and bytes moved by {@link PyodideRuntimeApi.syncWorkspace}. */
 export interface SyncReport {
   direction: 'in' | 'out' | 'both';
   in?: { count: number; bytes: number; skipped: string[] };
-  out?: { count: number; bytes: number; deleted: string[]; skipped: string[] };
+  out?: {
+    /** Files written into the workspace, and their bytes. */
+    count: number;
+    bytes: number;
+    /** Files synced in that Python deleted since. */
+    deleted: string[];
+    /** Files over `maxSyncBytes`, left in Python. */
+    skipped: string[];
+    /** Of `deleted`, those deleted from the workspace too (`delete: true`). */
+    removed?: string[];
+    /** Files Python created or changed that were not written (`write: false`). */
+    refused?: string[];
+  };
 }
 
 /** The PyodideRuntime API (the upgrade's contract). */
@@ -91,7 +113,11 @@ export interface PyodideRuntimeApi {
   execute(code: string, options?: ExecuteOptions): Promise<ExecuteResult>;
   installPackage(spec: string | { fileName: string; bytes: Uint8Array }): Promise<{ ok: true; installed: string[] } | { ok: false; error: PythonErrorInfo; hint?: string }>;
   listPackages(): Promise<PackageInfo[]>;
-  syncWorkspace(direction: 'in' | 'out' | 'both'): Promise<SyncReport>;
+  /**
+   * Copies workspace files into Python's `/workspace` ('in') and what Python created, changed or
+   * deleted there back ('out'), as far as `options` allows. Default: see {@link SyncOptions}.
+   */
+  syncWorkspace(direction: 'in' | 'out' | 'both', options?: SyncOptions): Promise<SyncReport>;
   interrupt(): void;
   restart(): Promise<void>;
   reset(): Promise<void>;

@@ -56,6 +56,7 @@ import { resolveOptions, type PyodideRuntimeOptions, type ResolvedOptions } from
 import { createProcessRuntime } from './process-runtime.ts';
 import { inNode } from './worker-handle.ts';
 import type { PyodideRuntimeApi, RuntimeHost, SyncReport, ToolCallHandler } from './runtime-types.ts';
+import { applyOut } from './workspace-sync.ts';
 import { cycleError, cycleFailure } from './tool-call-scope.ts';
 import { ToolCallAnswerer } from './tool-calls.ts';
 import type { WorkerSession } from './worker-session.ts';
@@ -223,7 +224,7 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
       });
     },
 
-    syncWorkspace(direction) {
+    syncWorkspace(direction, options = {}) {
       const refused = failure('syncWorkspace');
       if (refused) return Promise.reject(refused);
       return serial(async () => {
@@ -252,13 +253,9 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
           const r = await l.request<ReadChangedResult>({ type: 'read-changed', root: '/workspace', known: synced, maxBytes: o.maxSyncBytes });
           if (!r.ok) throw new Error(`[syncWorkspace] reading from Python failed: ${r.error.message}`);
           const changed = r.value as ReadChangedResult;
-          let bytes = 0;
-          for (const f of changed.files) {
-            await ws.write(f.path, f.data);
-            synced[f.path] = f.mtime ?? Date.now();
-            bytes += f.data.byteLength;
-          }
-          report.out = { count: changed.files.length, bytes, deleted: changed.deleted, skipped: changed.skipped };
+          for (const f of changed.files) synced[f.path] = f.mtime ?? Date.now();
+          for (const path of changed.deleted) delete synced[path];
+          report.out = await applyOut(ws, changed.files, changed.deleted, changed.skipped, options);
         }
         return report;
       });

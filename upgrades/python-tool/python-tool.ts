@@ -6,6 +6,7 @@ import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.t
 import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
 import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
+import { personaAllows } from '../../src/kernel/allow-list.ts';
 import { generatePythonModule, generateSkillDoc, generateSkillIndex, groupByNamespace, namespaceOfTool } from './codegen.ts';
 import { planPrompt, type PromptPlan, type PromptStats } from './prompt.ts';
 import { describeExecutePythonResult } from './result-shape.ts';
@@ -56,10 +57,16 @@ export interface ExecutePythonValue {
   stderr: string;
   executionTime: number;
   installed?: string[];
-  sync?: { in?: SyncReport['in']; out?: SyncReport['out'] };
+  sync?: { in?: SyncReport['in']; out?: SyncOut };
   /** The runtime was restarted after (or before) this run: globals, imports and installed packages were lost. */
   notice?: string;
 }
+
+/**
+ * What `sync_workspace` brought out of Python: the runtime's report, and `notice` when the
+ * persona kept something in (files Python wrote without `write_file`, deletions without `delete_file`).
+ */
+export type SyncOut = NonNullable<SyncReport['out']> & { notice?: string };
 
 /** `error.details` of a failed `execute_python` (its `error.code` is the Python exception type). */
 export interface ExecutePythonErrorDetails {
@@ -287,8 +294,11 @@ export function createPythonTool(options: PythonToolOptions) {
         ...(args.signal === undefined ? {} : { signal: args.signal }),
       });
       if (args.sync_workspace) {
+        // Files leave Python only as write_file would write them, deletions as delete_file would.
+        const may = { write: personaAllows(persona, 'write_file'), delete: personaAllows(persona, 'delete_file') };
         try {
-          sync.out = (await runtime.syncWorkspace('out')).out;
+          const out = (await runtime.syncWorkspace('out', may)).out;
+          if (out) sync.out = withSyncNotice(out, may, persona.id);
         } catch (e) {
           sync.out = { count: 0, bytes: 0, deleted: [], skipped: [`sync failed: ${(e as Error).message}`] };
         }
@@ -380,4 +390,17 @@ export function createPythonTool(options: PythonToolOptions) {
   };
 
   return { api, tools };
+}
+
+/** `out` with a notice of what the persona kept in Python, if anything. */
+function withSyncNotice(out: NonNullable<SyncReport['out']>, may: { write: boolean; delete: boolean }, personaId: string): SyncOut {
+  const list = (paths: string[]) => `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? `, … (${paths.length} in all)` : ''}`;
+  const parts: string[] = [];
+  if (!may.write && out.refused?.length) {
+    parts.push(`persona ${personaId} does not allow write_file: the ${out.refused.length} file(s) Python wrote stayed in Python (${list(out.refused)}); add "write_file" to its tools to sync files out`);
+  }
+  if (!may.delete && out.deleted.length) {
+    parts.push(`persona ${personaId} does not allow delete_file: the ${out.deleted.length} file(s) Python deleted (${list(out.deleted)}) stay in the workspace; add "delete_file" to its tools to sync deletions`);
+  }
+  return parts.length ? { ...out, notice: `${parts.join('. ')}.` } : out;
 }

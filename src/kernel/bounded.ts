@@ -51,3 +51,13 @@ export const MAX_TIMER_MS = 2_147_483_647;
 export function timerMs(ms: number): number {
   return Math.min(Math.max(0, ms), MAX_TIMER_MS);
 }
+
+/**
+ * Why `ms` cannot be a time limit, or undefined when it can: a number of ms from 1 to
+ * {@link MAX_TIMER_MS}, what a timer holds (one longer would fire at once). `name` is how the
+ * caller spells the option (`timeoutMs`, `timeout_ms`); the message names the value and the range.
+ */
+export function timeoutProblem(ms: unknown, name: string): string | undefined {
+  if (typeof ms === 'number' && ms >= 1 && ms <= MAX_TIMER_MS) return undefined;
+  return `${name} ${quote(ms)} is out of range: it must be 1 to ${MAX_TIMER_MS} ms (about 24.8 days)`;
+}

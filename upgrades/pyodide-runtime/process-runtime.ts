@@ -17,7 +17,7 @@ import { ChildCallAnswerer } from './process-calls.ts';
 import { ChildConnection } from './process-connection.ts';
 import { ExecuteAnswerSchema, InstallAnswerSchema, PackagesAnswerSchema, SyncAnswerSchema } from './process-protocol.ts';
 import type { PackageInfo, PythonErrorInfo } from './protocol.ts';
-import type { ResolvedOptions } from './runtime-options.ts';
+import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from './runtime-options.ts';
 import { applyOut } from './workspace-sync.ts';
 import type { ExecuteResult, PyodideRuntimeApi, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from './runtime-types.ts';
 import { cycleError, cycleFailure } from './tool-call-scope.ts';
@@ -65,6 +65,8 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       const t0 = performance.now();
       const refused = cycleError(self, 'execute');
       if (refused) return errorResult(runId, refused, t0);
+      const badTimeout = opts.timeoutMs === undefined ? undefined : runTimeoutProblem(opts.timeoutMs);
+      if (badTimeout) return errorResult(runId, badTimeout, t0, RUN_TIMEOUT_HINT);
       if (typeof code !== 'string') return errorResult(runId, { type: 'TypeError', message: `code must be a string, got ${typeof code}`, traceback: '' }, t0);
       const l = await conn.live().catch(() => undefined);
       l?.queued.set(runId, timeoutMs);

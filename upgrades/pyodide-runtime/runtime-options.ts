@@ -4,8 +4,9 @@
  */
 import { normalizeNetworkPolicy } from '../../src/sandbox/network-policy.ts';
 import type { Fetched, FetchRequest, NetworkPolicy } from '../../src/sandbox/protocol.ts';
-import { DEFAULT_PACKAGE_INDEX, type Transport } from './protocol.ts';
+import { DEFAULT_PACKAGE_INDEX, type PythonErrorInfo, type Transport } from './protocol.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
+import { MAX_TIMER_MS, timeoutProblem } from '../../src/kernel/bounded.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
 import type { ToolCallHandler } from './runtime-types.ts';
 import type { SnapshotMode } from './snapshot-store.ts';
@@ -63,7 +64,7 @@ export interface PyodideRuntimeOptions {
    * only folder it may write, so what it downloads is never installed by an unconfined runtime.
    */
   packageCacheDir?: string;
-  /** Timeout of a run in ms when the call sets none. Default: 30000. */
+  /** Timeout of a run in ms when the call sets none: 1 to 2147483647. Default: 30000. */
   defaultTimeoutMs?: number;
   /**
    * How long Python gets to stop after the first interrupt before the worker is replaced, in ms.
@@ -206,6 +207,9 @@ export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions 
     throw new RuntimeOptionError('snapshot', options.snapshot, "it must be 'persist', 'memory' or 'off'", "Use 'persist' (the default), 'memory' or 'off'.");
   }
   if (options.transport !== undefined) checkTransport(options.transport);
+  if (options.defaultTimeoutMs !== undefined && timeoutProblem(options.defaultTimeoutMs, 'defaultTimeoutMs')) {
+    throw new RuntimeOptionError('defaultTimeoutMs', options.defaultTimeoutMs, `it must be 1 to ${MAX_TIMER_MS} ms`, 'Leave it out for 30000 ms.');
+  }
   const maxHeapMb = options.maxHeapMb ?? 4096;
   if (typeof maxHeapMb !== 'number' || !Number.isFinite(maxHeapMb) || maxHeapMb < 64 || maxHeapMb > 4096) {
     throw new RuntimeOptionError('maxHeapMb', options.maxHeapMb, 'it must be a number of MiB from 64 to 4096', 'Leave it out for the whole 4096 MiB WebAssembly allows, or pick a smaller cap such as 512.');
@@ -239,6 +243,15 @@ export function resolveOptions(options: PyodideRuntimeOptions): ResolvedOptions 
     confine: !inNode(),
     modules: options.modules,
   };
+}
+
+/** The hint of a refused run timeout (see {@link runTimeoutProblem}). */
+export const RUN_TIMEOUT_HINT = `Pass a timeout from 1 to ${MAX_TIMER_MS} ms, or leave it out for the runtime's default (30000 ms unless defaultTimeoutMs says otherwise).`;
+
+/** A run's timeout the runtime refuses (see `timeoutProblem`), as the run's error; undefined when it is usable. */
+export function runTimeoutProblem(ms: unknown): PythonErrorInfo | undefined {
+  const why = timeoutProblem(ms, 'timeoutMs');
+  return why ? { type: 'ValueError', message: `${why}; nothing ran`, traceback: '' } : undefined;
 }
 
 /** Whether shared memory can cross to the worker here (always in Node; in a page only when cross-origin isolated). */

@@ -257,9 +257,14 @@ describe('runtime (shared, restored from the start-up snapshot)', () => {
     assert.equal(after.ok && after.value, 100 * 1024 * 1024, JSON.stringify(after).slice(0, 300));
   });
 
-  test('a run timeout longer than a timer can hold is a long time, not an immediate interrupt', async () => {
-    const r = await rt.execute('import time\ntime.sleep(0.05)\n6 * 7', { timeoutMs: 2 ** 31 });
-    assert.equal(r.ok && r.value, 42, JSON.stringify(r));
+  test('a run timeout a timer cannot hold is refused, naming the range; the longest one it can is a long time', async () => {
+    const r = await rt.execute('refused_run = 1', { timeoutMs: 2 ** 31 });
+    assert.equal(!r.ok && r.error.type, 'ValueError', JSON.stringify(r));
+    assert.match(!r.ok ? r.error.message : '', /timeoutMs 2147483648 is out of range: it must be 1 to 2147483647 ms/);
+    const longest = await rt.execute('import time\ntime.sleep(0.05)\n6 * 7', { timeoutMs: 2 ** 31 - 1 });
+    assert.equal(longest.ok && longest.value, 42, JSON.stringify(longest));
+    const ran = await rt.execute('"refused_run" in globals()');
+    assert.equal(ran.ok && ran.value, false, 'the refused run did not run');
   });
 
   test('os._exit ends the interpreter: a SystemExit crash, the worker is replaced, later runs work', async () => {

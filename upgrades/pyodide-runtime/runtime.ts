@@ -52,7 +52,7 @@ import type { PackageInfo, PythonErrorInfo, ReadChangedResult } from './protocol
 import { hintFor } from './hints.ts';
 import { nextId } from './ids.ts';
 import { RunExecutor } from './run-execution.ts';
-import { resolveOptions, type PyodideRuntimeOptions, type ResolvedOptions } from './runtime-options.ts';
+import { resolveOptions, RUN_TIMEOUT_HINT, runTimeoutProblem, type PyodideRuntimeOptions, type ResolvedOptions } from './runtime-options.ts';
 import { createProcessRuntime } from './process-runtime.ts';
 import { inNode } from './worker-handle.ts';
 import type { PyodideRuntimeApi, RuntimeHost, SyncReport, ToolCallHandler } from './runtime-types.ts';
@@ -158,6 +158,8 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
       const timeoutMs = opts.timeoutMs ?? o.defaultTimeoutMs;
       const refused = cycle('execute');
       if (refused) return Promise.resolve(runs.errorResult(runId, refused, performance.now()));
+      const badTimeout = opts.timeoutMs === undefined ? undefined : runTimeoutProblem(opts.timeoutMs);
+      if (badTimeout) return Promise.resolve(runs.errorResult(runId, badTimeout, performance.now(), undefined, RUN_TIMEOUT_HINT));
       return serial(async () => {
         const t0 = performance.now();
         try {

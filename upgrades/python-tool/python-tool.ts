@@ -1,4 +1,4 @@
-import { quote } from '../../src/kernel/bounded.ts';
+import { quote, timeoutProblem } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
@@ -261,6 +261,12 @@ export function createPythonTool(options: PythonToolOptions) {
     syncModules,
 
     async executePython(args) {
+      const badTimeout = args.timeout_ms === undefined ? undefined : timeoutProblem(args.timeout_ms, 'timeout_ms');
+      if (badTimeout) {
+        const r = failure('ValueError', `${badTimeout}; nothing ran`, 'Pass timeout_ms from 1 to 2147483647, or leave it out for the default (30000 ms).');
+        record(r);
+        return r;
+      }
       const notReady = await waitReady();
       if (notReady) {
         const r = failure(notReady.code, notReady.message, notReady.hint);

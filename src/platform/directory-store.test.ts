@@ -71,3 +71,63 @@ test('through the workspace: the write fails with PERSIST_FAILED, is rolled back
   assert.equal(ws.readText('ok.txt'), 'inside');
   assert.equal(existsSync(join(outside, 'dir', 'x.txt')), false);
 });
+
+/** Every path under `dir` (files and folders), relative, sorted. */
+function tree(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    out.push(rel);
+    if (e.isDirectory()) out.push(...tree(dir, rel));
+  }
+  return out.sort();
+}
+
+/** Temporary files the store made (its folder's contents, and the older layout's marked names). */
+const temps = (dir: string) => tree(dir).filter((p) => /^\.armature\/\.tmp\/./.test(p) || /\.armature-tmp-\d+-/.test(p));
+
+/** A pid no process has (the highest the kernel would hand out, plus one). */
+const DEAD_PID = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) + 1;
+
+test('a file written where a folder is fails with the reason and leaves no temporary file', async () => {
+  const dir = tempDir('conflict');
+  const s = await openDirectoryStore(dir);
+  await s.put({ path: 'a/b.txt', data: bytes('inside a'), mtime: Date.now() });
+  await assert.rejects(s.put({ path: 'a', data: bytes('over the folder'), mtime: Date.now() }), (e: Error & { code?: string }) => {
+    assert.match(e.message, /a is a folder/);
+    return true;
+  });
+  assert.deepEqual(temps(dir), []);
+  assert.deepEqual((await s.load()).map((f) => [f.path, new TextDecoder().decode(f.data)]), [['a/b.txt', 'inside a']]);
+});
+
+test('temporary files left by killed writers are removed at open; those of a live process are kept', async () => {
+  const dir = tempDir('orphans');
+  // The older layout, beside the files they were for.
+  mkdirSync(join(dir, 'notes'));
+  writeFileSync(join(dir, 'notes', 'plan.md'), 'the plan');
+  writeFileSync(join(dir, 'notes', `plan.md.armature-tmp-${DEAD_PID}-k2j3`), 'x'.repeat(4096));
+  writeFileSync(join(dir, `big.bin.armature-tmp-${DEAD_PID}-z9`), 'y'.repeat(65536));
+  let s = await openDirectoryStore(dir);
+  assert.deepEqual(temps(dir), []);
+  assert.deepEqual((await s.load()).map((f) => f.path), ['notes/plan.md']);
+  // The current layout: the store's own folder.
+  writeFileSync(join(dir, '.armature', '.tmp', `${DEAD_PID}-abc`), 'left by a killed writer');
+  writeFileSync(join(dir, '.armature', '.tmp', `${process.pid}-live`), 'a write under way here');
+  s = await openDirectoryStore(dir);
+  assert.deepEqual(temps(dir), [`.armature/.tmp/${process.pid}-live`]);
+  // Once the folder exists, names that look like the older layout's are the user's own.
+  await s.put({ path: `keep.armature-tmp-${DEAD_PID}-mine`, data: bytes('mine'), mtime: Date.now() });
+  s = await openDirectoryStore(dir);
+  assert.deepEqual((await s.load()).map((f) => f.path), [`keep.armature-tmp-${DEAD_PID}-mine`, 'notes/plan.md']);
+});
+
+test('the store\'s own temporary folder is neither listed nor writable through the store', async () => {
+  const dir = tempDir('reserved');
+  const s = await openDirectoryStore(dir);
+  await assert.rejects(s.put({ path: '.armature/.tmp/x', data: bytes('x'), mtime: Date.now() }), /reserved for the store's temporary files/);
+  await assert.rejects(s.delete('.armature/.tmp/x'), /reserved for the store's temporary files/);
+  writeFileSync(join(dir, '.armature', '.tmp', `${process.pid}-pending`), 'pending');
+  await s.put({ path: '.armature/runs/r1.jsonl', data: bytes('{}'), mtime: Date.now() });
+  assert.deepEqual((await s.load()).map((f) => f.path), ['.armature/runs/r1.jsonl']);
+});

@@ -4,16 +4,25 @@
  * before every write or delete each folder between the store's root and the file is checked to be
  * a real folder (not a link) whose real path stays inside the root. A link planted in the data
  * folder, to a file or a folder elsewhere, leads no read or write out of it.
+ *
+ * Writes go through a temporary file in the store's own folder, {@link TEMP_FOLDER}: inside the
+ * folder the workspace keeps for the system (`.armature/`), under a name no system area can take,
+ * so no name a user or an area chooses is ever mistaken for one. Temporary files of processes that
+ * died mid-write (their names start with the writer's pid) are removed at open, as are those of
+ * the older layout (`<name>.armature-tmp-<pid>-<random>` beside the file) the first time.
  */
 import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ArmatureError } from '../kernel/errors.ts';
-import { syncDir, TEMP_MARK as TMP_MARK } from './node-files.ts';
+import { orphanedTempName, processAlive, syncDir } from './node-files.ts';
 import type { FileStore, StoredFile } from './platform.ts';
 
 /** `O_NOFOLLOW` where the platform has it (not on Windows, where links need privileges to make). */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** The store's own folder for temporary files, relative to its root (never loaded, never a stored path). */
+export const TEMP_FOLDER = '.armature/.tmp';
 
 /** The store refused a path that goes through a symbolic link or leaves the store. */
 export class UnsafeStorePathError extends ArmatureError {
@@ -35,11 +44,13 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
   const top = await lstat(dir);
   if (top.isSymbolicLink() || !top.isDirectory()) throw new UnsafeStorePathError(dir, '.', 'the store folder is a symbolic link or not a folder');
   const root = await realpath(dir);
+  const tempDir = join(root, ...TEMP_FOLDER.split('/'));
 
   const target = (path: string) => {
     const full = resolve(root, ...path.split('/'));
     // Paths are normalized by the workspace already; this guards the host file system regardless.
     if (!full.startsWith(root + sep)) throw new UnsafeStorePathError(root, path, 'it leaves the store');
+    if (full === tempDir || full.startsWith(tempDir + sep)) throw new UnsafeStorePathError(root, path, `${TEMP_FOLDER}/ is reserved for the store's temporary files`);
     return full;
   };
 
@@ -72,6 +83,11 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
     return true;
   };
 
+  // The first open by this layout also sweeps the older one's leftovers (beside the files).
+  const legacy = !(await lstat(tempDir).catch(() => undefined));
+  await checkFolders(join(tempDir, 'x'), TEMP_FOLDER, true);
+  await removeOrphans(root, tempDir, legacy);
+
   return {
     async load() {
       const out: StoredFile[] = [];
@@ -79,8 +95,9 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
         for (const entry of await readdir(folder, { withFileTypes: true })) {
           const full = join(folder, entry.name);
           // Dirent types come from the entry itself: a link is neither a folder nor a file here.
-          if (entry.isDirectory()) await walk(full);
-          else if (entry.isFile() && !entry.name.includes(TMP_MARK)) {
+          if (entry.isDirectory()) {
+            if (full !== tempDir) await walk(full);
+          } else if (entry.isFile()) {
             const file = await readNoFollow(full);
             if (file) out.push({ path: relative(root, full).split(sep).join('/'), ...file });
           }
@@ -92,18 +109,28 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
     async put(file) {
       const full = target(file.path);
       await checkFolders(full, file.path, true);
-      const tmp = `${full}${TMP_MARK}${process.pid}-${Math.random().toString(36).slice(2)}`;
-      // O_EXCL | O_NOFOLLOW: a fresh file of our own, never an existing one or a link's target.
-      const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
+      const tmp = join(tempDir, `${process.pid}-${Math.random().toString(36).slice(2)}`);
+      // The temporary folder is checked like any other: a link there would lead the write out.
+      await checkFolders(tmp, TEMP_FOLDER, true);
       try {
-        await handle.writeFile(file.data);
-        await handle.utimes(new Date(file.mtime), new Date(file.mtime));
-        await handle.sync();
-      } finally {
-        await handle.close();
+        // O_EXCL | O_NOFOLLOW: a fresh file of our own, never an existing one or a link's target.
+        const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o644);
+        try {
+          await handle.writeFile(file.data);
+          await handle.utimes(new Date(file.mtime), new Date(file.mtime));
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        // rename replaces a link at `full` itself; it never writes through it.
+        await rename(tmp, full);
+      } catch (e) {
+        await rm(tmp, { force: true }).catch(() => undefined);
+        if ((e as NodeJS.ErrnoException).code === 'EISDIR' || (e as NodeJS.ErrnoException).code === 'ENOTEMPTY' || (e as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new UnsafeStorePathError(root, file.path, `${file.path} is a folder: a file cannot replace it`);
+        }
+        throw e;
       }
-      // rename replaces a link at `full` itself; it never writes through it.
-      await rename(tmp, full);
       await syncDir(dirname(full));
     },
     async delete(path) {
@@ -116,6 +143,27 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
     },
     async close() {},
   };
+}
+
+/**
+ * Removes temporary files whose writer is gone: in the store's own folder (`<pid>-<random>`), and
+ * when `legacy`, the older layout's marked names anywhere in the store.
+ */
+async function removeOrphans(root: string, tempDir: string, legacy: boolean): Promise<void> {
+  for (const name of await readdir(tempDir)) {
+    const pid = /^(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) await rm(join(tempDir, name), { force: true, recursive: true });
+  }
+  if (!legacy) return;
+  const walk = async (folder: string): Promise<void> => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const full = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (full !== tempDir) await walk(full);
+      } else if (entry.isFile() && orphanedTempName(entry.name)) await rm(full, { force: true });
+    }
+  };
+  await walk(root);
 }
 
 /** Contents and mtime of the regular file at `full`, or undefined if it is (now) a link or not a file. */

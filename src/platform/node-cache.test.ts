@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { createNodePlatform } from './node.ts';
@@ -40,4 +40,15 @@ test('cache keys that could escape the folder are refused, naming the key', asyn
   for (const key of ['../x', 'a/b', '', '.hidden', 'a b']) {
     await assert.rejects(cache.put(key, new Uint8Array([1])), new RegExp(`invalid key ${JSON.stringify(JSON.stringify(key)).slice(1, -1).replace(/[.]/g, '\\.')}`));
   }
+});
+
+test('a temporary file whose writer was killed is removed when the keys are listed; a live writer\'s stays', async () => {
+  const dir = join(tempDir('cache-orphans'), 'blobs');
+  const cache = openDirectoryCache(dir);
+  await cache.put('snap', new Uint8Array([1]));
+  const dead = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8')) + 1;
+  writeFileSync(join(dir, `snap.armature-tmp-${dead}-k3`), 'x'.repeat(1 << 20));
+  writeFileSync(join(dir, `snap.armature-tmp-${process.pid}-live`), 'being written');
+  assert.deepEqual(await cache.keys(), ['snap']);
+  assert.deepEqual(readdirSync(dir).sort(), ['snap', `snap.armature-tmp-${process.pid}-live`]);
 });

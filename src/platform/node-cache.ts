@@ -1,11 +1,12 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDir, TEMP_MARK, writeFileAtomic } from './node-files.ts';
+import { orphanedTempName, syncDir, TEMP_MARK, writeFileAtomic } from './node-files.ts';
 import { checkCacheKey, type BlobCache } from './platform.ts';
 
 /**
  * A {@link BlobCache} in the folder `dir`, one file per key, created on the first `put`. Blobs are
- * written atomically (temporary file, fsync, rename), so a reader never sees a torn one.
+ * written atomically (temporary file, fsync, rename), so a reader never sees a torn one; the
+ * temporary files of writers that were killed are removed when the keys are listed.
  */
 export function openDirectoryCache(dir: string): BlobCache {
   return {
@@ -31,7 +32,10 @@ export function openDirectoryCache(dir: string): BlobCache {
     },
     async keys() {
       try {
-        return (await readdir(dir)).filter((n) => !n.includes(TEMP_MARK)).sort();
+        const names = await readdir(dir);
+        // A writer killed mid-write (a start-up snapshot is ~20 MB) leaves its temporary file: removed here.
+        for (const n of names) if (orphanedTempName(n)) await rm(join(dir, n), { force: true });
+        return names.filter((n) => !n.includes(TEMP_MARK)).sort();
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw e;

@@ -4,6 +4,24 @@ import { dirname } from 'node:path';
 /** Marks the temporary files of {@link writeFileAtomic}; readers skip names containing it. */
 export const TEMP_MARK = '.armature-tmp-';
 
+const MARKED = /\.armature-tmp-(\d+)-[0-9a-z]+$/;
+
+/** Whether process `pid` is running on this machine (temporary names carry their writer's pid). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether `name` is a temporary file of {@link writeFileAtomic} whose writer has died (it will never be renamed). */
+export function orphanedTempName(name: string): boolean {
+  const pid = MARKED.exec(name)?.[1];
+  return pid !== undefined && !processAlive(Number(pid));
+}
+
 /**
  * Writes `data` to `path` so that a crash never leaves a torn or missing file: a temporary file
  * beside it is written and fsynced, renamed over `path`, and the folder is fsynced. `mtime`

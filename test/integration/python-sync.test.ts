@@ -17,15 +17,15 @@ const PERSONAS = [
   persona('sync-all', ['read_file', 'list_files', 'write_file', 'delete_file', 'execute_python']),
 ];
 
-type SyncOut = { count: number; bytes: number; deleted: string[]; skipped: string[]; removed?: string[]; refused?: string[]; notice?: string };
+type SyncOut = { count: number; bytes: number; deleted: string[]; skipped: string[]; removed?: string[]; refused?: string[]; failed?: { path: string; error: string }[]; notice?: string };
 type Value = { value: unknown; sync: { in?: { count: number }; out?: SyncOut } };
 
-async function start(id: string, isolation: 'process' | 'thread', dataDir = tempDir(`sync-${id}`)): Promise<{ sys: ArmatureSystem; ws: WorkspaceApi; dataDir: string }> {
+async function start(id: string, isolation: 'process' | 'thread', dataDir = tempDir(`sync-${id}`), workspace: Record<string, unknown> = {}): Promise<{ sys: ArmatureSystem; ws: WorkspaceApi; dataDir: string }> {
   const sys = await boot({
     persona: id,
     dataDir,
     platform: withPersonas(createNodePlatform({ dataDir }), PERSONAS),
-    config: { PyodideRuntime: { isolation, snapshot: 'memory' } },
+    config: { PyodideRuntime: { isolation, snapshot: 'memory' }, Workspace: workspace },
   });
   return { sys, ws: await sys.resolve<WorkspaceApi>('Workspace'), dataDir };
 }
@@ -106,5 +106,25 @@ describe('write_file and delete_file: Python\'s changes, deletions included, are
     assert.deepEqual([v.sync.out?.count, v.sync.out?.deleted, v.sync.out?.removed, v.sync.out?.notice], [1, ['old.txt'], ['old.txt'], undefined]);
     assert.equal(s.ws.stat('old.txt'), undefined);
     assert.equal(s.ws.readText('made.txt'), 'made');
+  });
+});
+
+describe('files the workspace refuses do not keep the others in Python (thread isolation)', () => {
+  let s: Awaited<ReturnType<typeof start>>;
+  before(async () => {
+    s = await start('sync-all', 'thread', tempDir('sync-quota'), { maxTotalBytes: 1000 });
+    await s.ws.write('folder/inside.txt', 'in a folder');
+  });
+  after(() => s.sys.dispose());
+
+  test('a file past the quota fails alone, with the reason; a folder Python replaced by a file is replaced', async () => {
+    const v = await run(s.sys, "import shutil\nshutil.rmtree('folder')\nopen('folder', 'w').write('a file now')\nopen('huge.bin', 'wb').write(b'x' * 5000)\nopen('fine.txt', 'w').write('fine')");
+    const out = v.sync.out!;
+    assert.equal(s.ws.readText('fine.txt'), 'fine');
+    assert.equal(s.ws.readText('folder'), 'a file now');
+    assert.deepEqual(out.removed, ['folder/inside.txt']);
+    assert.deepEqual(out.failed?.map((f) => f.path), ['huge.bin']);
+    assert.match(out.failed?.[0]?.error ?? '', /quota of 1000 bytes/);
+    assert.equal(s.ws.stat('huge.bin'), undefined);
   });
 });

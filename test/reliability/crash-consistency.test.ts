@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -14,6 +14,11 @@ import { check, FILES } from './fixtures/crash-content.ts';
 import { random, SEED, SOAK } from './seeded.ts';
 
 const ROUNDS = SOAK ? 500 : 50;
+
+/** Temporary files of the store anywhere under `dir`: its own folder's contents, and the older layout's marked names. */
+function leftovers(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((p) => /^\.armature[\\/]\.tmp[\\/]./.test(p) || /\.armature-tmp-\d+-/.test(p));
+}
 
 test(`a writer killed with SIGKILL at ${ROUNDS} random moments: every file whole, every resolved write kept`, { timeout: SOAK ? 3_600_000 : 180_000 }, async () => {
   // Plain JavaScript starts in tens of milliseconds: the writer is bundled once, not compiled per round.
@@ -41,6 +46,9 @@ test(`a writer killed with SIGKILL at ${ROUNDS} random moments: every file whole
       if (path && v) acked.set(path, Math.max(acked.get(path) ?? 0, Number(v)));
     }
     const files = await (await openDirectoryStore(dir)).load();
+    // Opening cleans what the killed writer left half-written.
+    const left = leftovers(dir);
+    assert.deepEqual(left, [], `round ${round}: temporary files left after open: ${left.join(', ')}`);
     for (const f of files) {
       const c = check(f.data);
       assert.ok('version' in c, `round ${round}: ${f.path} is torn (${'torn' in c ? c.torn : ''})`);

@@ -102,6 +102,8 @@ export interface SyncReport {
     removed?: string[];
     /** Files Python created or changed that were not written (`write: false`). */
     refused?: string[];
+    /** Files the workspace refused (a name it cannot keep, a folder in the way, its quota), with why. */
+    failed?: { path: string; error: string }[];
   };
 }
 

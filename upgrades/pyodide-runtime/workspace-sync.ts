@@ -7,7 +7,8 @@ import type { SyncOptions, SyncReport, WorkspaceLike } from './runtime-types.ts'
 
 /**
  * Applies what Python changed to the workspace as far as `options` allows (both isolations): the
- * files it wrote (or lists them as refused), and the synced files it deleted (or only reports them).
+ * synced files it deleted (or only reports them), then the files it wrote (or lists them as
+ * refused); a file the workspace refuses is listed in `failed` and the others still come out.
  */
 export async function applyOut(
   ws: WorkspaceLike,
@@ -17,21 +18,28 @@ export async function applyOut(
   options: SyncOptions,
 ): Promise<NonNullable<SyncReport['out']>> {
   const out: NonNullable<SyncReport['out']> = { count: 0, bytes: 0, deleted, skipped };
-  if (options.write === false) {
-    if (files.length) out.refused = files.map((f) => f.path);
-  } else {
-    for (const f of files) {
-      await ws.write(f.path, f.data);
-      out.count++;
-      out.bytes += f.data.byteLength;
-    }
-  }
+  // Deletions first: a folder Python replaced by a file of the same name is gone before the file comes.
   if (options.delete && deleted.length) {
     if (!ws.delete) throw new Error('[syncWorkspace] this workspace cannot delete files');
     out.removed = [];
     for (const path of deleted) {
       await ws.delete(path);
       out.removed.push(path);
+    }
+  }
+  if (options.write === false) {
+    if (files.length) out.refused = files.map((f) => f.path);
+  } else {
+    for (const f of files) {
+      try {
+        await ws.write(f.path, f.data);
+      } catch (e) {
+        // One file the workspace cannot take does not keep the others in Python.
+        (out.failed ??= []).push({ path: f.path, error: String((e as Error)?.message ?? e).slice(0, 500) });
+        continue;
+      }
+      out.count++;
+      out.bytes += f.data.byteLength;
     }
   }
   return out;

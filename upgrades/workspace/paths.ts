@@ -15,11 +15,17 @@ export class InvalidPathError extends ArmatureError {
   }
 }
 
+/** Longest file or folder name a store keeps, in UTF-8 bytes (what common file systems allow). */
+export const MAX_SEGMENT_BYTES = 255;
+
 /**
  * Normalizes a workspace path: `\` becomes `/`, `.` and empty segments go, `a/../b` becomes `b`.
  * Rejects (with {@link InvalidPathError}) empty paths, NUL bytes, absolute host paths
- * (`/etc/passwd`, `C:\x`, `\\server\share`), `..` that would leave the workspace, and paths
- * longer than {@link MAX_PATH_LENGTH}.
+ * (`/etc/passwd`, `C:\x`, `\\server\share`), `..` that would leave the workspace, paths
+ * longer than {@link MAX_PATH_LENGTH}, and names every store cannot keep distinct: a lone
+ * surrogate (UTF-8 has no form for it, so `sur\uD800` and `sur\uDC00` would both become
+ * `sur\uFFFD` on disk) and a name over {@link MAX_SEGMENT_BYTES} bytes of UTF-8. Both stores
+ * (IndexedDB, which could keep them, and the Node directory store, which could not) refuse the same.
  */
 export function normalizePath(path: unknown): string {
   if (typeof path !== 'string') throw new InvalidPathError(path, 'a path must be a string');
@@ -38,5 +44,27 @@ export function normalizePath(path: unknown): string {
     } else out.push(segment);
   }
   if (out.length === 0) throw new InvalidPathError(path, 'the path names no file');
-  return out.join('/');
+  const joined = out.join('/');
+  // Two checks in one pass over the characters: a lone surrogate, and each name's UTF-8 length.
+  let bytes = 0;
+  for (let i = 0; i < joined.length; i++) {
+    const c = joined.charCodeAt(i);
+    if (c === 0x2f) {
+      bytes = 0;
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = joined.charCodeAt(i + 1);
+      if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) {
+        throw new InvalidPathError(path, `it holds a lone surrogate (U+${c.toString(16).toUpperCase()}) at character ${i}: stores keep names as UTF-8, which has no form for it, so it could not be told apart from other names`);
+      }
+      i++;
+      bytes += 4;
+    } else bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+    if (bytes > MAX_SEGMENT_BYTES) {
+      const segment = out.find((s) => new TextEncoder().encode(s).length > MAX_SEGMENT_BYTES) ?? '';
+      throw new InvalidPathError(path, `the name ${quote(segment, 40)} is ${new TextEncoder().encode(segment).length} bytes in UTF-8; a file or folder name has at most ${MAX_SEGMENT_BYTES}`);
+    }
+  }
+  return joined;
 }

@@ -45,7 +45,10 @@ export interface WorkspaceOptions {
   bus: Pick<EventSource, 'emit'>;
   /** Largest single file in bytes. Default: 50 MiB. */
   maxFileBytes?: number;
-  /** Largest total size in bytes. Default: 500 MiB. */
+  /**
+   * The workspace's size quota in bytes (its hidden system folder included): a write past it fails
+   * with `WORKSPACE_FULL`, naming the quota and what is in use. Default: 500 MiB.
+   */
   maxTotalBytes?: number;
 }
 
@@ -57,16 +60,30 @@ interface Entry {
 /**
  * An in-memory file system for agents, persisted through a {@link FileStore}. Store operations
  * run one at a time in call order, so what is on disk always ends in the order callers asked.
- * A write that fails to persist is rolled back in memory and reported.
+ * A write that fails to persist is rolled back in memory and reported. Every store keeps the same
+ * files: names a store could not keep distinct are refused (`normalizePath`), and a file never
+ * takes a folder's name or sits inside a file (`PATH_CONFLICT`), which IndexedDB would allow
+ * and a directory cannot hold.
  */
 export async function createWorkspace(options: WorkspaceOptions): Promise<WorkspaceApi> {
   const { store, bus } = options;
   const maxFile = options.maxFileBytes ?? 50 * 1024 * 1024;
   const maxTotal = options.maxTotalBytes ?? 500 * 1024 * 1024;
   const files = new Map<string, Entry>();
+  /** Folder path -> files under it: a file may not take a folder's name, nor sit inside a file. */
+  const folders = new Map<string, number>();
+  const count = (path: string, delta: 1 | -1) => {
+    for (let i = path.indexOf('/'); i > 0; i = path.indexOf('/', i + 1)) {
+      const folder = path.slice(0, i);
+      const n = (folders.get(folder) ?? 0) + delta;
+      if (n > 0) folders.set(folder, n);
+      else folders.delete(folder);
+    }
+  };
   let total = 0;
   for (const f of await store.load()) {
     files.set(f.path, { data: f.data, mtime: f.mtime });
+    count(f.path, 1);
     total += f.data.byteLength;
   }
   let queue: Promise<unknown> = Promise.resolve();
@@ -95,6 +112,16 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     return p;
   };
 
+  /** Why a new file cannot be at `p`: it is a folder, or a folder on its way is a file. */
+  const conflictOf = (p: string): string | undefined => {
+    const held = folders.get(p);
+    if (held) return `${p} is a folder (it holds ${held} file${held === 1 ? '' : 's'})`;
+    for (let i = p.indexOf('/'); i > 0; i = p.indexOf('/', i + 1)) {
+      if (files.has(p.slice(0, i))) return `${p.slice(0, i)} is a file`;
+    }
+    return undefined;
+  };
+
   /** Creates or replaces the normalized path `p`; `announce` emits `workspace:written`. */
   const put = (p: string, bytes: Uint8Array, announce: boolean): Promise<FileInfo & { created: boolean }> => {
     if (bytes.byteLength > maxFile) {
@@ -108,10 +135,27 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     const newTotal = total - (prior?.data.byteLength ?? 0) + bytes.byteLength;
     if (newTotal > maxTotal) {
       return Promise.reject(
-        new ArmatureError('WORKSPACE_FULL', `[workspace] writing ${JSON.stringify(p)} would make the workspace ${newTotal} bytes; the limit is ${maxTotal}`, {
-          hint: 'Delete files you no longer need.',
-        }),
+        new ArmatureError(
+          'WORKSPACE_FULL',
+          `[workspace] writing ${JSON.stringify(p)} (${bytes.byteLength} bytes) would take the workspace to ${newTotal} bytes, past its quota of ${maxTotal} bytes (${total} bytes are in use)`,
+          {
+            details: { path: p, size: bytes.byteLength, used: total, quota: maxTotal },
+            hint: 'Delete files you no longer need (list_files shows their sizes), or raise the quota: boot({ config: { Workspace: { maxTotalBytes } } }).',
+          },
+        ),
       );
+    }
+    if (!prior) {
+      const conflict = conflictOf(p);
+      if (conflict) {
+        return Promise.reject(
+          new ArmatureError('PATH_CONFLICT', `[workspace] cannot write ${JSON.stringify(p)}: ${conflict}`, {
+            details: { path: p },
+            hint: 'Choose another name, or delete what holds this one first.',
+          }),
+        );
+      }
+      count(p, 1);
     }
     // Strictly increasing mtimes per file make "changed since" checks reliable even within one ms.
     const mtime = Math.max(Date.now(), (prior?.mtime ?? 0) + 1);
@@ -124,7 +168,10 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       } catch (e) {
         if (files.get(p) === entry) {
           if (prior) files.set(p, prior);
-          else files.delete(p);
+          else {
+            files.delete(p);
+            count(p, -1);
+          }
           total += (prior?.data.byteLength ?? 0) - bytes.byteLength;
         }
         throw new ArmatureError('PERSIST_FAILED', `[workspace] could not persist ${JSON.stringify(p)}: ${(e as Error).message}`, { cause: e });
@@ -139,6 +186,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     const prior = files.get(p);
     if (!prior) return Promise.resolve(false);
     files.delete(p);
+    count(p, -1);
     total -= prior.data.byteLength;
     return serial(async () => {
       try {
@@ -146,6 +194,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       } catch (e) {
         if (!files.has(p)) {
           files.set(p, prior);
+          count(p, 1);
           total += prior.data.byteLength;
         }
         throw new ArmatureError('PERSIST_FAILED', `[workspace] could not delete ${JSON.stringify(p)}: ${(e as Error).message}`, { cause: e });

@@ -1,3 +1,4 @@
+import { quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import type { AgentModelRef } from '../kernel/events.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
@@ -36,7 +37,7 @@ const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google'] as cons
 /** Checks the goal and the options before anything boots; throws {@link AgentUsageError}. */
 export function parseAgentArgs(rest: readonly string[], o: AgentCommandOptions): { goal: string; model?: Partial<AgentModelRef>; maxSteps?: number } {
   if (rest.length === 0 || !rest.join('').trim()) throw new AgentUsageError('agent needs a goal: armature agent "Summarise notes/plan.md"');
-  if (rest.length > 1) throw new AgentUsageError(`agent takes one goal; quote it, got ${rest.length} words: ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
+  if (rest.length > 1) throw new AgentUsageError(`agent takes one goal; quote it, got ${rest.length} words: ${rest.map((r) => quote(r)).join(' ')}`);
   const model: Partial<AgentModelRef> = {};
   if (o.model !== undefined) {
     const i = o.model.indexOf(':');

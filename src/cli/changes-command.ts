@@ -3,6 +3,7 @@
  * to the system, and a person's decision on the pending ones (the command line is a person: the
  * change path accepts approvals from `cli` and `ui` only).
  */
+import { quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../kernel/change-contract.ts';
 import { describeError } from '../kernel/errors.ts';
@@ -28,7 +29,7 @@ export async function runChangesCommand(sys: ArmatureSystem, command: (typeof CH
   }
   const changes = await sys.resolve<ChangesApi>(CHANGES_ID);
   if (command === 'changes') {
-    if (ids.length) throw new UsageError(`changes takes no arguments, got ${ids.map((i) => JSON.stringify(i)).join(' ')}`);
+    if (ids.length) throw new UsageError(`changes takes no arguments, got ${ids.map((i) => quote(i)).join(' ')}`);
     return list(changes, json, io);
   }
   if (!ids.length) throw new UsageError(`${command} needs the id of at least one change: armature ${command} ID... (armature changes lists them)`);

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { boot, type ArmatureSystem } from '../kernel/boot.ts';
+import { clip, quote, shortName } from '../kernel/bounded.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import type { ModuleReport } from '../kernel/loader.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
@@ -145,11 +146,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   };
   const run = commands[command];
   if (!run) {
-    io.err(`armature: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+    io.err(`armature: unknown command ${quote(command)}\n\n${USAGE}`);
     return 2;
   }
   if (!['call', 'run', 'agent', 'approve', 'reject'].includes(command) && rest.length) {
-    io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
+    io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => quote(r)).join(' ')}`);
     return 2;
   }
   let sys: ArmatureSystem;
@@ -230,7 +231,7 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
 /** `armature run`: execute_python through the ToolRunner, streaming output as it arrives. */
 async function runPython(sys: ArmatureSystem, rest: string[], values: { code?: string; timeout?: string; json: boolean }, io: CliIo): Promise<number> {
   const [file, ...extra] = rest;
-  if (extra.length) throw new UsageError(`run takes one file, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
+  if (extra.length) throw new UsageError(`run takes one file, got ${rest.map((r) => quote(r)).join(' ')}`);
   if (!file === (values.code === undefined)) throw new UsageError('run needs either a FILE.py or -c CODE (not both)');
   let code = values.code;
   if (file !== undefined) {
@@ -325,13 +326,13 @@ function printTools(sys: ArmatureSystem, json: boolean, io: CliIo): number {
 async function callTool(sys: ArmatureSystem, rest: string[], io: CliIo): Promise<number> {
   const [name, rawArgs, ...extra] = rest;
   if (!name) throw new UsageError(`call needs a tool name: armature call TOOL '{"arg": "value"}'`);
-  if (extra.length) throw new UsageError(`call takes TOOL and one JSON argument; quote the JSON, got extra ${extra.map((e) => JSON.stringify(e)).join(' ')}`);
+  if (extra.length) throw new UsageError(`call takes TOOL and one JSON argument; quote the JSON, got extra ${extra.map((e) => quote(e)).join(' ')}`);
   let args: unknown = {};
   if (rawArgs !== undefined) {
     try {
       args = JSON.parse(rawArgs);
     } catch (e) {
-      throw new UsageError(`the arguments for ${name} are not valid JSON (${(e as Error).message}): ${rawArgs}`);
+      throw new UsageError(`the arguments for ${shortName(name)} are not valid JSON (${clip((e as Error).message, 300)}): ${clip(rawArgs, 300)}`);
     }
   }
   const result = await sys.tools.executeTool(name, args, { caller: 'cli' });

@@ -27,6 +27,11 @@ export function clip(text: string, max: number): string {
 /** Longest name (tool, instance id, namespace, capability) accepted anywhere, in characters. */
 export const MAX_NAME_LENGTH = 128;
 
+/** `name` as shown in events, logs and transcripts: cut to {@link MAX_NAME_LENGTH} characters and `…` when longer. */
+export function shortName(name: string): string {
+  return name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
+}
+
 /**
  * Why `value` cannot be a name of this kind, or `undefined` when it can: a non-empty string of at
  * most {@link MAX_NAME_LENGTH} characters without control characters. Checked before any costly

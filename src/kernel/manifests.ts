@@ -1,3 +1,4 @@
+import { quote, shortName } from './bounded.ts';
 import { ArmatureError, ManifestError } from './errors.ts';
 import { McpConfigFileSchema, type McpServers } from './mcp-servers.ts';
 import {
@@ -109,8 +110,8 @@ export function findPersona(manifests: Manifests, id: string): Persona {
   if (persona) return persona;
   throw new ArmatureError(
     'UNKNOWN_PERSONA',
-    `[boot] no persona "${id}"${hint(id, manifests.personas.keys())}. Personas: ${[...manifests.personas.keys()].join(', ')} (modules/personas/<id>.json)`,
-    { details: { persona: id } },
+    `[boot] no persona ${quote(id)}${hint(id, manifests.personas.keys())}. Personas: ${[...manifests.personas.keys()].join(', ')} (modules/personas/<id>.json)`,
+    { details: { persona: shortName(id) } },
   );
 }
 

@@ -18,6 +18,7 @@ import {
   ReadResourceRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { formatTools } from '../tools-format/format-tools.ts';
 import { listResources, readResource, resourceTemplates, type ResourceSources } from './resources.ts';
@@ -94,7 +95,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
 
   server.setRequestHandler(GetPromptRequestSchema, (req) => {
     if (!python || req.params.name !== SYSTEM_PROMPT_NAME) {
-      throw new McpError(ErrorCode.InvalidParams, `no prompt ${JSON.stringify(req.params.name)}; prompts: ${python ? SYSTEM_PROMPT_NAME : 'none (this persona does not load PythonTool)'}`);
+      throw new McpError(ErrorCode.InvalidParams, `no prompt ${quote(req.params.name)}; prompts: ${python ? SYSTEM_PROMPT_NAME : 'none (this persona does not load PythonTool)'}`);
     }
     const plan = python.getPromptPlan();
     return { description: `Armature system prompt (${plan.mode})`, messages: [{ role: 'user', content: { type: 'text', text: plan.text } }] };

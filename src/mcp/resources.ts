@@ -3,6 +3,7 @@
  * and the workspace's files (`armature://workspace/<path>`, text as text, anything else as base64).
  */
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { quote } from '../kernel/bounded.ts';
 
 /** What the resources are read from: the loaded modules' APIs, structurally. */
 export interface ResourceSources {
@@ -48,7 +49,7 @@ export function listResources(src: ResourceSources, cursor?: string): { resource
     ...(src.workspace?.list() ?? []).map((f): Resource => ({ uri: workspaceUri(f.path), name: f.path, mimeType: mimeTypeOf(f.path), size: f.size })),
   ];
   const start = cursor === undefined ? 0 : Number(cursor);
-  if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, `invalid cursor ${JSON.stringify(cursor)}; use the nextCursor of the previous page`);
+  if (!Number.isInteger(start) || start < 0) throw new McpError(ErrorCode.InvalidParams, `invalid cursor ${quote(cursor)}; use the nextCursor of the previous page`);
   const page = all.slice(start, start + RESOURCE_PAGE_SIZE);
   return start + RESOURCE_PAGE_SIZE < all.length ? { resources: page, nextCursor: String(start + RESOURCE_PAGE_SIZE) } : { resources: page };
 }
@@ -71,12 +72,12 @@ export function readResource(src: ResourceSources, uri: string): ReadResourceRes
     try {
       return { contents: [{ uri, mimeType: 'text/markdown', text: src.python.readSkill(ns) }] };
     } catch (e) {
-      throw new McpError(RESOURCE_NOT_FOUND, (e as Error).message, { uri });
+      throw new McpError(RESOURCE_NOT_FOUND, (e as Error).message, { uri: quote(uri, 200) });
     }
   }
   if (uri.startsWith(WORKSPACE) && src.workspace) {
     const path = uri.slice(WORKSPACE.length).split('/').map(decodeURIComponent).join('/');
-    if (!src.workspace.stat(path)) throw new McpError(RESOURCE_NOT_FOUND, `no workspace file ${JSON.stringify(path)}; list them with resources/list`, { uri });
+    if (!src.workspace.stat(path)) throw new McpError(RESOURCE_NOT_FOUND, `no workspace file ${quote(path, 200)}; list them with resources/list`, { uri: quote(uri, 200) });
     const data = src.workspace.read(path);
     const mimeType = mimeTypeOf(path);
     try {
@@ -87,5 +88,5 @@ export function readResource(src: ResourceSources, uri: string): ReadResourceRes
       return { contents: [{ uri, mimeType, blob: btoa(binary) }] };
     }
   }
-  throw new McpError(RESOURCE_NOT_FOUND, `no resource ${JSON.stringify(uri)}: Armature serves ${[src.python && `${SKILLS}<namespace>`, src.workspace && `${WORKSPACE}<path>`].filter(Boolean).join(' and ') || 'no resources for this persona'}`, { uri });
+  throw new McpError(RESOURCE_NOT_FOUND, `no resource ${quote(uri, 200)}: Armature serves ${[src.python && `${SKILLS}<namespace>`, src.workspace && `${WORKSPACE}<path>`].filter(Boolean).join(' and ') || 'no resources for this persona'}`, { uri: quote(uri, 200) });
 }

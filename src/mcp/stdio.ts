@@ -1,12 +1,14 @@
 /**
  * `armature mcp` over stdio: the MCP server on stdin/stdout until the client closes stdin (or the
  * process is told to stop). stdout carries only protocol messages: anything else the process
- * would print there (a stray log line) is sent to stderr instead.
+ * would print there (a stray log line) is sent to stderr instead. A message over 4 MiB is refused
+ * with an error and the session goes on (`stdio-limit.ts`).
  */
 import { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { createMcpServer, type McpServerOptions } from './mcp-server.ts';
+import { LineLimit } from './stdio-limit.ts';
 
 /** Serves `sys` over this process's stdio; resolves once the client has gone and the session is closed. */
 export async function serveMcpStdio(sys: ArmatureSystem, options: McpServerOptions = {}): Promise<void> {
@@ -18,7 +20,9 @@ export async function serveMcpStdio(sys: ArmatureSystem, options: McpServerOptio
   stdout.write = ((...args: Parameters<typeof stdout.write>) => process.stderr.write(...(args as [string]))) as typeof stdout.write;
   const { server, close } = await createMcpServer(sys, options);
   try {
-    await server.connect(new StdioServerTransport(process.stdin, protocol));
+    // One line at most 4 MiB, as over HTTP: a longer one is answered with an error, never held.
+    const input = process.stdin.pipe(new LineLimit((answer) => void protocol.write(answer)));
+    await server.connect(new StdioServerTransport(input as unknown as typeof process.stdin, protocol));
     await new Promise<void>((resolve) => {
       const done = () => resolve();
       process.stdin.once('end', done);

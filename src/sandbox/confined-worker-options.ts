@@ -45,7 +45,7 @@ export function checkOptions(options: ConfinedWorkerOptions): CheckedOptions {
       throw invalid(`${label}: capability name ${quote(key)} is not usable`, 'Name capabilities like JavaScript identifiers (e.g. call_tool); "on" is reserved for events.');
     }
     const fn = capabilities[key];
-    if (typeof fn !== 'function') throw invalid(`${label}: capability ${key} is a ${typeof fn}, not a function`);
+    if (typeof fn !== 'function') throw invalid(`${label}: capability ${quote(key)} is a ${typeof fn}, not a function`);
     caps[key] = fn;
   }
   const limits = { ...DEFAULTS };

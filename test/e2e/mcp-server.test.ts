@@ -27,16 +27,22 @@ let stdio: Client;
 let http: Client;
 let httpServer: ChildProcess;
 let httpUrl: string;
+/** What each server wrote to its stdout and stderr (its logs). */
+const logs = { stdio: '', http: '' };
 
-/** Starts `armature mcp --http` and resolves to its URL once it prints it. */
-function startHttp(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+/** Starts `armature mcp --http` and resolves to its URL once it prints it; `log` hears all it writes. */
+function startHttp(args: string[], env: Record<string, string> = {}, log: (text: string) => void = () => undefined): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [bin, 'mcp', '--http', '--port', '0', '--data', tempDir('mcp-http'), ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stderr!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => {
+      out += d;
+      log(String(d));
+    });
     child.once('exit', (code) => reject(new Error(`armature mcp --http exited with ${code}: ${out}`)));
     child.stdout!.on('data', (d) => {
       out += d;
+      log(String(d));
       const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1];
       if (url) resolve({ child, url });
     });
@@ -45,8 +51,10 @@ function startHttp(args: string[], env: Record<string, string> = {}): Promise<{ 
 
 before(async () => {
   stdio = new Client({ name: 'armature-test', version: '1.0.0' });
-  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'data'), '--mcp-config', mcpConfig], cwd: dir, stderr: 'pipe' }));
-  const started = await startHttp([]);
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'data'), '--mcp-config', mcpConfig], cwd: dir, stderr: 'pipe' });
+  transport.stderr?.on('data', (d) => (logs.stdio += String(d)));
+  await stdio.connect(transport);
+  const started = await startHttp([], {}, (t) => (logs.http += t));
   httpServer = started.child;
   httpUrl = started.url;
   http = new Client({ name: 'armature-test', version: '1.0.0' });
@@ -121,6 +129,36 @@ for (const [transport, client] of [['stdio', () => stdio], ['http', () => http]]
     assert.equal((py._meta?.['armature/error'] as { code: string }).code, 'ZeroDivisionError');
     const unknown = (await client().callTool({ name: 'wirte_file', arguments: {} })) as CallToolResult;
     assert.match(text(unknown), /^UNKNOWN_TOOL: \[executeTool\] no tool named "wirte_file"; did you mean "write_file"\?\nhint: Call write_file instead\.$/);
+  });
+
+  test(`${transport}: a 10 MB request is refused by its size; a 1 MB tool name, called directly or from Python, by its length; the server never logs either whole and keeps serving`, async () => {
+    const notes: string[] = [];
+    client().setNotificationHandler(LoggingMessageNotificationSchema, (n) => void notes.push(String(n.params.data)));
+    // Over 4 MiB, the transport refuses the message (stdio as over HTTP), naming its size and the limit.
+    const tooBig = await client().callTool({ name: 'x'.repeat(10 * 1024 * 1024), arguments: {} }).then((r) => assert.fail(JSON.stringify(r).slice(0, 300)), (e: Error) => e);
+    assert.match(tooBig.message, transport === 'stdio' ? /the message is 104858\d\d bytes; messages have at most 4194304 bytes/ : /Payload Too Large: Request body must not exceed 4194304 bytes/);
+    assert.ok(tooBig.message.length < 1000, `${tooBig.message.length} characters`);
+    const huge = 'x'.repeat(1024 * 1024);
+    const direct = (await client().callTool({ name: huge, arguments: {} })) as CallToolResult;
+    assert.equal(direct.isError, true);
+    assert.match(text(direct), /^INVALID_TOOL_NAME: .* \(1048576 characters\): names have at most 128 characters/);
+    assert.ok(text(direct).length < 1000, `${text(direct).length} characters`);
+    const py = (await client().callTool({ name: 'execute_python', arguments: { code: 'try:\n    call_tool("x" * (10 * 1024 * 1024), {})\nexcept Exception as e:\n    r = type(e).__name__ + ": " + str(e)[:200]\nr' } })) as CallToolResult;
+    assert.notEqual(py.isError, true, text(py));
+    assert.match(text(py), /at most 128 characters; this one has 10485760/);
+    assert.ok(text(py).length < 2000);
+    // A prompt or resource named by it is refused as unknown, quoting a bounded piece.
+    for (const ask of [() => client().getPrompt({ name: huge }), () => client().readResource({ uri: `armature://workspace/${huge}` }), () => client().readResource({ uri: `armature://skills/${huge}` })]) {
+      const e = await ask().then(() => assert.fail('refused'), (e: Error) => e);
+      assert.ok(e.message.length < 1000, `${e.message.length} characters`);
+      assert.match(e.message, /104857\d characters/);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const tooMuch = 'x'.repeat(4096);
+    assert.ok(!notes.some((n) => n.includes(tooMuch)), 'no log notification carries it');
+    assert.ok(!logs[transport].includes(tooMuch), `the server's own output carries no long name (${logs[transport].length} characters written)`);
+    const after = (await client().callTool({ name: 'list_files', arguments: {} })) as CallToolResult;
+    assert.notEqual(after.isError, true, text(after));
   });
 
   test(`${transport}: skills and workspace files are resources; the system prompt is a prompt`, async () => {

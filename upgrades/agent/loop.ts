@@ -1,4 +1,5 @@
 import { jsonSchema, streamText, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { MAX_NAME_LENGTH, shortName } from '../../src/kernel/bounded.ts';
 import type { AgentStopReason, AgentUsage, RunError } from './agent-contract.ts';
 import { toolResultPart } from './messages.ts';
 import type { OfferedTool } from './offered-tools.ts';
@@ -70,6 +71,13 @@ export function toToolSet(tools: readonly OfferedTool[]): ToolSet | undefined {
 
 const usageOf = (u: { inputTokens?: number; outputTokens?: number } | undefined): AgentUsage => ({ inputTokens: u?.inputTokens ?? 0, outputTokens: u?.outputTokens ?? 0 });
 
+/** An assistant message with its tool calls' names cut as the calls themselves are (see `runTurn`). */
+function boundToolNames(message: ModelMessage): ModelMessage {
+  if (message.role !== 'assistant' || !Array.isArray(message.content)) return message;
+  if (!message.content.some((p) => p.type === 'tool-call' && p.toolName.length > MAX_NAME_LENGTH)) return message;
+  return { ...message, content: message.content.map((p) => (p.type === 'tool-call' ? { ...p, toolName: shortName(p.toolName) } : p)) };
+}
+
 /**
  * One turn of the agent: asks the model, streams its text, runs the tool calls it makes (one at a
  * time, in order) and feeds their results back, until the model answers without a tool call, the
@@ -100,7 +108,9 @@ export async function runTurn(o: TurnOptions): Promise<TurnOutcome> {
           text += part.text;
           o.onTextDelta(step, part.text);
         } else if (part.type === 'tool-call') {
-          if (!part.providerExecuted) calls.push({ step, toolCallId: part.toolCallId, name: part.toolName, args: part.input });
+          // A model can name anything: a name longer than any tool's is cut here, once, so it is
+          // never echoed whole (events, transcript, the conversation); the ToolRunner refuses it.
+          if (!part.providerExecuted) calls.push({ step, toolCallId: part.toolCallId, name: shortName(part.toolName), args: part.input });
         } else if (part.type === 'finish-step') {
           finishReason = part.finishReason;
           stepUsage = usageOf(part.usage);
@@ -119,7 +129,7 @@ export async function runTurn(o: TurnOptions): Promise<TurnOutcome> {
       return { reason: 'error', steps, usage, error: o.describeError(error) };
     }
     const response = await result.response;
-    const assistant = response.messages.filter((m) => m.role === 'assistant');
+    const assistant = response.messages.filter((m) => m.role === 'assistant').map(boundToolNames);
     if (!text.trim() && !calls.length) {
       o.onStepFinished(step, { finishReason, usage: stepUsage, toolCalls: 0 });
       return {

@@ -3,7 +3,7 @@
  * the allow-list of the persona that made it. Here are the rules its name and fields follow, and
  * the one conversion from `create_tool` / `update_tool` arguments to that content.
  */
-import { quote } from '../../src/kernel/bounded.ts';
+import { MAX_NAME_LENGTH, quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { namespaceOfTool } from '../../src/kernel/namespaces.ts';
@@ -58,6 +58,8 @@ function badName(name: unknown, why: string): ArmatureError {
 /** `word_count` -> `made.word_count`; `text.word_count` stays. Throws `INVALID_TOOL_NAME`. */
 export function fullToolName(name: unknown): string {
   if (typeof name !== 'string') throw badName(name, 'is not a string');
+  // The length first: a 10 MB name of dots would split into millions of parts.
+  if (name.length > MAX_NAME_LENGTH) throw badName(name, `is ${name.length} characters long: names have at most ${MAX_NAME_LENGTH} characters`);
   const parts = name.split('.');
   if (parts.length > 2 || !parts.every((p) => PART.test(p))) throw badName(name, 'is not snake_case words (letters, digits, _; starting with a letter; at most one dot)');
   if (parts.some((p) => PY_KEYWORDS.has(p))) throw badName(name, 'is a Python keyword, which cannot name a Python function or module');

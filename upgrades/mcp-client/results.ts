@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { clip, quote, shortName } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { NAMESPACED_TOOL_NAME, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 
@@ -35,14 +36,14 @@ export function declarationsFromTools(tools: readonly Tool[], options: Declarati
   for (const t of tools) {
     const name = `${options.namespace}.${t.name}`;
     if (!NAMESPACED_TOOL_NAME.test(name)) {
-      skipped.push({ name: t.name, reason: `its name cannot be used as ${JSON.stringify(name)}: tool names are letters, digits, _, - and ., at most 128 characters with the namespace` });
+      skipped.push({ name: shortName(t.name), reason: `its name cannot be used as ${quote(name)}: tool names are letters, digits, _, - and ., at most 128 characters with the namespace` });
       continue;
     }
     const inputSchema = { ...t.inputSchema, type: 'object' as const };
     try {
       z.fromJSONSchema(inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
     } catch (e) {
-      skipped.push({ name: t.name, reason: `its input schema is not usable (${(e as Error).message})` });
+      skipped.push({ name: shortName(t.name), reason: `its input schema is not usable (${clip((e as Error).message, 500)})` });
       continue;
     }
     const title = t.title ?? t.annotations?.title;

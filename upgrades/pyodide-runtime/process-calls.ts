@@ -5,7 +5,7 @@
  * message — and `fetch` under the host's own copy of the network policy. Every handler runs in
  * the re-entry scope of its runtime (`tool-call-scope.ts`).
  */
-import { MAX_NAME_LENGTH } from '../../src/kernel/bounded.ts';
+import { shortName } from '../../src/kernel/bounded.ts';
 import { toWireError } from '../../src/sandbox/agent-scope.ts';
 import { policyFetch } from '../../src/sandbox/network-policy.ts';
 import type { TransportExit } from '../../src/sandbox/transport.ts';
@@ -59,7 +59,7 @@ export class ChildCallAnswerer {
     try {
       this.hooks.post(l, { type: 'tool-result', id: msg.id, result: plain });
     } catch (e) {
-      this.hooks.post(l, { type: 'tool-result', id: msg.id, result: unsendable(clipped(msg.name), plain, e) });
+      this.hooks.post(l, { type: 'tool-result', id: msg.id, result: unsendable(shortName(msg.name), plain, e) });
     }
   }
 
@@ -79,7 +79,7 @@ export class ChildCallAnswerer {
     }
     const msg = request.value;
     l.calls.add(msg.callId);
-    const name = clipped(msg.name);
+    const name = shortName(msg.name);
     const result = await this.run(msg.name, msg.args, msg.instance);
     let status: number = result.ok ? TOOL_STATUS.ok : TOOL_STATUS.toolError;
     let payload: Uint8Array;
@@ -131,7 +131,7 @@ export class ChildCallAnswerer {
   private async run(name: string, args: unknown, instance: string | undefined): Promise<Awaited<ReturnType<ToolCallHandler>>> {
     const h = this.handler;
     if (!h) return { ok: false, error: { code: 'NO_TOOLS', message: 'no tools are connected to this Python runtime' } };
-    const scope = { runtime: this.runtime, tool: clipped(name), done: false };
+    const scope = { runtime: this.runtime, tool: shortName(name), done: false };
     try {
       return await runInToolScope(scope, () => h(name, args, instance)).finally(() => (scope.done = true));
     } catch (e) {
@@ -201,9 +201,4 @@ export async function directWriter(pipe: { write(chunk: Uint8Array): boolean; wr
     }
     pipe.write(frame);
   };
-}
-
-/** A name as reported: never more than {@link MAX_NAME_LENGTH} characters. */
-export function clipped(name: string): string {
-  return name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
 }

@@ -4,7 +4,7 @@
  * `tool-result` message otherwise), sends long lists in parts, and reports each answered call.
  */
 import { MarshalTooLargeError, toAnswer } from '../../src/bridge/marshal.ts';
-import { MAX_NAME_LENGTH } from '../../src/kernel/bounded.ts';
+import { shortName } from '../../src/kernel/bounded.ts';
 import type { RequestPoller } from '../../src/bridge/request-poller.ts';
 import type { SlotRequest, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
 import { parseToolJson } from '../../src/bridge/tool-request.ts';
@@ -63,7 +63,7 @@ export class ToolCallAnswerer {
     let status: number = TOOL_STATUS.ok;
     let payload: Uint8Array;
     // Reported (events, warnings) but never whole when huge: the ToolRunner refuses such a name.
-    const shown = msg.name.length > MAX_NAME_LENGTH ? `${msg.name.slice(0, MAX_NAME_LENGTH)}…` : msg.name;
+    const shown = shortName(msg.name);
     const scope: ToolCallScope = { runtime: this.runtime, tool: shown, done: false };
     try {
       const handler = this.handler;

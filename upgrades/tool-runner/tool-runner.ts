@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { MAX_NAME_LENGTH, nameProblem, quote, timerMs } from '../../src/kernel/bounded.ts';
+import { nameProblem, quote, shortName, timerMs } from '../../src/kernel/bounded.ts';
 import { ArmatureError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import { formatJsonPath, isValidToolName, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
@@ -177,10 +177,12 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       const instance = options.instance ?? '';
       const names: string[] = [];
       for (const d of declarations) {
-        if (!isValidToolName(d.name) || (d.name.includes('.') && !d.namespace) || (d.namespace && d.name.includes('.') && !d.name.startsWith(`${d.namespace}.`))) {
+        // The length first: nothing else looks at a name longer than any name may be.
+        const tooLong = nameProblem(d.name);
+        if (tooLong || !isValidToolName(d.name) || (d.name.includes('.') && !d.namespace) || (d.namespace && d.name.includes('.') && !d.name.startsWith(`${d.namespace}.`))) {
           throw new ArmatureError(
             'INVALID_TOOL_NAME',
-            `[registerTools] tool name ${JSON.stringify(d.name)} is not valid: use snake_case ("read_file"), or "<namespace>.<tool>" ("memory.read_graph") with namespace set to that namespace`,
+            `[registerTools] tool name ${quote(d.name)} is not valid: ${tooLong ? `${tooLong}; ` : ''}use snake_case ("read_file"), or "<namespace>.<tool>" ("memory.read_graph") with namespace set to that namespace`,
           );
         }
         const existing = tools.get(d.name);
@@ -218,7 +220,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       const caller = opts.caller ?? 'agent';
       const t0 = performance.now();
       // Events carry the name as asked, but never a huge one whole.
-      const shown = typeof name !== 'string' ? String(quote(name)) : name.length > MAX_NAME_LENGTH ? `${name.slice(0, MAX_NAME_LENGTH)}…` : name;
+      const shown = typeof name !== 'string' ? String(quote(name)) : shortName(name);
       bus.emit('tool:started', { callId, name: shown, caller });
       let result: Outcome;
       try {

@@ -84,6 +84,7 @@ for (const isolation of ['process', 'thread'] as const) {
       for (let i = 0; i < 2; i++) {
         const r = await rt.execute(`import os\nos._exit(${i + 1})`);
         failedWith(r, 'SystemExit');
+        assert.doesNotMatch(`${r.error.message} ${r.stderr}`, /Cannot read properties|fatal_error/);
         assert.match(r.hint ?? '', /restarted/);
         assert.match(r.hint ?? '', /globals/);
       }

@@ -3,6 +3,7 @@
  * Web Worker in the browser. Node-only modules are imported lazily, so browser bundles never load them.
  */
 import { pyodideWorkerScript } from '../../src/platform/package-layout.ts';
+import { secretId } from './ids.ts';
 
 /** What the runtime needs from a worker. */
 export interface WorkerHandle {
@@ -10,8 +11,8 @@ export interface WorkerHandle {
   onMessage(handler: (msg: unknown) => void): void;
   /** An uncaught error inside the worker; the host must survive it. */
   onError(handler: (error: Error) => void): void;
-  /** The worker stopped (terminated, crashed or exited). */
-  onExit(handler: (code: number) => void): void;
+  /** The worker stopped (terminated, crashed, exited or closed itself); `why` says how when the code alone does not. */
+  onExit(handler: (code: number, why?: string) => void): void;
   terminate(): Promise<void>;
 }
 
@@ -49,12 +50,34 @@ export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
   // The worker's one channel to this page: a port it keeps before Python runs. Once confined it
   // has no postMessage of its own, and the worker's global channel is never listened to here.
   const channel = new MessageChannel();
-  w.postMessage({ type: 'connect' }, [channel.port2]);
+  // A Web Worker that closes itself (or that the browser kills) fires no event here, and a run in
+  // it would wait for its timeout. The worker holds a Web Lock of this name while it lives (taken
+  // before it first answers, see `worker/port.ts`); once it says so, the page asks for the
+  // same lock, and is granted it exactly when the worker's scope ends.
+  const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+  const lock = locks ? `armature-pyodide-worker-${secretId('life')}` : undefined;
+  w.postMessage({ type: 'connect', lock }, [channel.port2]);
   const messageHandlers: ((msg: unknown) => void)[] = [];
+  const exitHandlers: ((code: number, why?: string) => void)[] = [];
+  let terminated = false;
+  // Asked for once the worker says it holds the lock (`life-lock`, on the private port it alone
+  // has): granted when the worker's scope ends. A worker that never says so is not watched.
+  const watch = () =>
+    void locks!.request(lock!, () => {
+      if (terminated) return;
+      terminated = true;
+      w.terminate();
+      channel.port1.close();
+      for (const h of exitHandlers) h(0, 'the Python worker closed: its scope ended (close() or the browser stopped it)');
+    });
   channel.port1.onmessage = (e) => {
+    const data = e.data as { type?: unknown; lock?: unknown } | null;
+    if (lock && data?.type === 'life-lock') {
+      if (data.lock === lock) watch();
+      return;
+    }
     for (const h of messageHandlers) h(e.data);
   };
-  const exitHandlers: ((code: number) => void)[] = [];
   return {
     post: (m, t) => channel.port1.postMessage(m, t ?? []),
     onMessage: (h) => messageHandlers.push(h),
@@ -65,6 +88,8 @@ export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
       }),
     onExit: (h) => exitHandlers.push(h),
     terminate: async () => {
+      if (terminated) return;
+      terminated = true;
       w.terminate();
       channel.port1.close();
       for (const h of exitHandlers) h(1);

@@ -88,7 +88,7 @@ export class WorkerSession implements AnswerTarget {
       hooks,
     );
     worker.onError((e) => session.die(`the Python worker failed: ${e.message}`));
-    worker.onExit((code) => session.die(`the Python worker exited (code ${code})`));
+    worker.onExit((code, why) => session.die(why ?? `the Python worker exited (code ${code})`));
     worker.onMessage((raw) => session.receive(raw));
     session.ready = session.init(modules);
     // Awaited by the supervisor; this keeps a worker that dies unobserved from raising unhandledRejection.

@@ -42,14 +42,17 @@ export async function openPort(): Promise<Port> {
     addEventListener(t: string, h: (e: MessageEvent) => void): void;
     removeEventListener(t: string, h: (e: MessageEvent) => void): void;
   };
-  const port = await new Promise<MessagePort>((resolve) => {
+  const { port, lock } = await new Promise<{ port: MessagePort; lock: unknown }>((resolve) => {
     const first = (e: MessageEvent) => {
-      if ((e.data as { type?: unknown } | null)?.type !== 'connect' || !e.ports[0]) return;
+      const data = e.data as { type?: unknown; lock?: unknown } | null;
+      if (data?.type !== 'connect' || !e.ports[0]) return;
       scope.removeEventListener('message', first);
-      resolve(e.ports[0]);
+      resolve({ port: e.ports[0], lock: data.lock });
     };
     scope.addEventListener('message', first);
   });
+  // Held, then said so on the private port: the host watches only a lock it knows is held.
+  if (typeof lock === 'string' && (await holdLifeLock(lock))) port.postMessage({ type: 'life-lock', lock });
   const post = port.postMessage.bind(port);
   return {
     post: (m, t) => post(m, t ?? []),
@@ -57,6 +60,26 @@ export async function openPort(): Promise<Port> {
       port.onmessage = (e) => h(e.data);
     },
   };
+}
+
+/**
+ * Holds the Web Lock `name` for as long as this worker lives (resolves once it is held, to false
+ * when this scope has no Web Locks). A Web
+ * Worker that closes itself, or that the browser kills, fires no event on the page, and its
+ * thread may be busy in Python for minutes: the lock is what the host watches instead, released
+ * by the browser only when this worker's scope ends. Taken before any user code, and the
+ * confinement removes `navigator` afterwards, so Python can neither release nor take it.
+ */
+async function holdLifeLock(name: string): Promise<boolean> {
+  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  if (!locks) return false;
+  await new Promise<void>((held) => {
+    void locks.request(name, () => {
+      held();
+      return new Promise<never>(() => undefined);
+    });
+  });
+  return true;
 }
 
 /**

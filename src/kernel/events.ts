@@ -23,6 +23,22 @@ export interface AgentModelRef {
   baseURL?: string;
 }
 
+/** The runtime pool as the PyodideRuntime widget shows it (see the `python:pool` event). */
+export interface PythonPoolState {
+  /** Most runtimes serving sessions at once (`poolSize`). */
+  size: number;
+  /** Runtimes started for sessions, bound to one or kept warm for the next. */
+  workers: number;
+  /** Of `workers`, those running code. */
+  busy: number;
+  /** Sessions holding a runtime. */
+  sessions: number;
+  /** Runs waiting for a runtime to become free. */
+  queued: number;
+  /** Most runs that may wait (`poolQueueLimit`); one more gets `RUNTIME_BUSY`. */
+  queueLimit: number;
+}
+
 /** Status of the Python runtime. */
 export type PythonStatus = 'idle' | 'loading' | 'ready' | 'busy' | 'restarting' | 'error';
 
@@ -77,6 +93,17 @@ export interface ArmatureEvents {
   'python:stderr': { runId: string; chunk: string };
   /** A Python run finished. */
   'python:finished': { runId: string; ok: boolean; executionTime: number; errorType?: string };
+  /**
+   * The runtime pool changed: how many runtimes serve sessions (`workers`, of at most `size`), how
+   * many of them run code (`busy`), sessions holding one, and runs waiting for one (`queued`, of at
+   * most `queueLimit`). The shared runtime (runs without a session) is not part of the pool.
+   */
+  'python:pool': PythonPoolState;
+  /**
+   * A session (an agent run, an MCP session, a console) ended: what it held — its Python runtime
+   * and globals — can go to another session at once, without waiting for the idle reclaim.
+   */
+  'session:ended': { session: string };
   /** PythonTool finished an execution and updated its statistics. */
   'python-tool:executed': { runId: string; ok: boolean; durationMs: number; errorType?: string };
   /** A package was installed into the Python runtime. */

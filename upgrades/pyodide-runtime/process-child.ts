@@ -15,7 +15,7 @@ import { ToChildSchema, type ChildOptions, type FromChild, type Method } from '.
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
 import { createWorkerRuntime } from './runtime.ts';
 import { resolveOptions } from './runtime-options.ts';
-import type { PyodideRuntimeApi, RuntimeHost, ToolCallHandler, WorkspaceLike } from './runtime-types.ts';
+import type { RuntimeCore, RuntimeHost, ToolCallHandler, WorkspaceLike } from './runtime-types.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
@@ -70,7 +70,7 @@ function send(msg: FromChild): void {
   });
 }
 
-let runtime: PyodideRuntimeApi | undefined;
+let runtime: RuntimeCore | undefined;
 /**
  * Keeps this thread awake for `requestPollMs` after answering the host: the next call usually
  * comes at once (runs come in bursts), and waking a sleeping thread costs more than a small run.
@@ -189,7 +189,7 @@ function start(options: ChildOptions, modules: { path: string; source: string }[
   runtime.setToolCallHandler(onToolCall, (call) => send({ type: 'bridge-call', id: 'bridge', call }));
 }
 
-async function call(rt: PyodideRuntimeApi, method: Method, args: unknown[]): Promise<unknown> {
+async function call(rt: RuntimeCore, method: Method, args: unknown[]): Promise<unknown> {
   switch (method) {
     case 'init':
       return rt.init();

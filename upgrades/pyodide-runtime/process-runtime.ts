@@ -19,14 +19,14 @@ import { ExecuteAnswerSchema, InstallAnswerSchema, PackagesAnswerSchema, SyncAns
 import type { PackageInfo, PythonErrorInfo } from './protocol.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from './runtime-options.ts';
 import { applyOut } from './workspace-sync.ts';
-import type { ExecuteResult, PyodideRuntimeApi, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from './runtime-types.ts';
+import type { ExecuteResult, InstallResult, RuntimeCore, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from './runtime-types.ts';
 import { cycleError, cycleFailure } from './tool-call-scope.ts';
 
 /**
  * Creates the runtime of `process` isolation over the resolved options. `onToolCall` answers
  * `call_tool` (PythonTool sets it later with `setToolCallHandler`).
  */
-export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHandler | undefined, host: RuntimeHost): PyodideRuntimeApi {
+export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHandler | undefined, host: RuntimeHost): RuntimeCore {
   /** Identifies this runtime in tool-call scopes. */
   const self = {};
   const calls = new ChildCallAnswerer(o, self, {
@@ -43,7 +43,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
     return h ? { ...base, hint: h } : base;
   };
 
-  const api: PyodideRuntimeApi = {
+  const api: RuntimeCore = {
     async init() {
       if (cycleError(self, 'init')) return;
       const r = await conn.rpc('init', []);
@@ -119,7 +119,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       if (!r.ok) return { ok: false as const, error: r.error, hint: hintFor(r.error) ?? 'Check the package name, or install a wheel by URL or path.' };
       const out = InstallAnswerSchema.safeParse(r.value);
       if (!out.success) return { ok: false as const, error: { type: 'ProtocolError', message: 'the Python process answered the install with something unexpected', traceback: '' } };
-      return out.data as Awaited<ReturnType<PyodideRuntimeApi['installPackage']>>;
+      return out.data as InstallResult;
     },
 
     async listPackages() {

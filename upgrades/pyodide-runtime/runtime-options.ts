@@ -11,9 +11,10 @@ import type { BlobCache } from '../../src/platform/platform.ts';
 import type { ToolCallHandler } from './runtime-types.ts';
 import type { SnapshotMode } from './snapshot-store.ts';
 import { inNode } from './worker-handle.ts';
+import type { PoolOptions } from './pool-options.ts';
 
-/** Options of {@link createPyodideRuntime}. */
-export interface PyodideRuntimeOptions {
+/** Options of {@link createPyodideRuntime}; the pool's (`poolSize`, `poolIdleMs`, `poolQueueLimit`) are in {@link PoolOptions}. */
+export interface PyodideRuntimeOptions extends PoolOptions {
   /**
    * Node: where Python runs. `process` (the default): a child process under Node's permission
    * model (read access to Pyodide's files only, no writes, no child processes), with code

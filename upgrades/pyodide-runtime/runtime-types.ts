@@ -2,7 +2,7 @@
  * The PyodideRuntime contract: its API, what it reports, and what it needs from its host.
  * Options live in `runtime-options.ts`; both are re-exported by `runtime.ts`.
  */
-import type { ArmatureEvents, PythonStatus } from '../../src/kernel/events.ts';
+import type { ArmatureEvents, PythonPoolState, PythonStatus } from '../../src/kernel/events.ts';
 import type { PackageInfo, PythonErrorInfo, Transport } from './protocol.ts';
 
 /** The subset of the Workspace API the runtime needs for `syncWorkspace`. */
@@ -50,6 +50,13 @@ export interface ExecuteOptions {
    * runs are never touched. Default: none.
    */
   signal?: AbortSignal;
+  /**
+   * The session this run belongs to (an agent run, an MCP session, a console): it runs in that
+   * session's own runtime of the pool, with that session's globals, and may run while other
+   * sessions' runs do. A name of at most 128 characters. Default: none — the shared runtime and
+   * its one set of globals, one run at a time.
+   */
+  session?: string;
 }
 
 /**
@@ -76,6 +83,8 @@ export interface RuntimeState {
   restarts: number;
   /** Whether the current worker was restored from the start-up snapshot (see the `snapshot` option). */
   fromSnapshot?: boolean;
+  /** The runtime pool serving sessions (this state is the shared runtime's). */
+  pool?: PythonPoolState;
 }
 
 /** What a `syncWorkspace` may change in the workspace (the caller's permissions: PythonTool passes the persona's). */
@@ -84,6 +93,8 @@ export interface SyncOptions {
   write?: boolean;
   /** Delete from the workspace the synced files Python deleted; when false they are only reported. Default: false. */
   delete?: boolean;
+  /** The session whose runtime to sync (see {@link ExecuteOptions.session}). Default: the shared runtime. */
+  session?: string;
 }
 
 /** Counts and bytes moved by {@link PyodideRuntimeApi.syncWorkspace}. */
@@ -107,13 +118,19 @@ export interface SyncReport {
   };
 }
 
-/** The PyodideRuntime API (the upgrade's contract). */
-export interface PyodideRuntimeApi {
+/** What `installPackage` answers. */
+export type InstallResult = { ok: true; installed: string[] } | { ok: false; error: PythonErrorInfo; hint?: string };
+
+/**
+ * One runtime: a worker (or confined child) and its interpreter, one set of globals. The pool
+ * ({@link PyodideRuntimeApi}) is made of these; they take no sessions.
+ */
+export interface RuntimeCore {
   init(): Promise<void>;
   isReady(): boolean;
   getState(): RuntimeState;
   execute(code: string, options?: ExecuteOptions): Promise<ExecuteResult>;
-  installPackage(spec: string | { fileName: string; bytes: Uint8Array }): Promise<{ ok: true; installed: string[] } | { ok: false; error: PythonErrorInfo; hint?: string }>;
+  installPackage(spec: string | { fileName: string; bytes: Uint8Array }): Promise<InstallResult>;
   listPackages(): Promise<PackageInfo[]>;
   /**
    * Copies workspace files into Python's `/workspace` ('in') and what Python created, changed or
@@ -134,4 +151,22 @@ export interface PyodideRuntimeApi {
    * runtime is running and again after every restart.
    */
   setPythonModules(files: { path: string; source: string }[]): Promise<void>;
+}
+
+/**
+ * The PyodideRuntime API (the upgrade's contract): the shared runtime for calls without a
+ * session, and a pool of runtimes for sessions (`session` in the options of `execute`,
+ * `installPackage`, `syncWorkspace`, `interrupt`). Everything else concerns the shared runtime,
+ * except `setToolCallHandler` and `setPythonModules` (every runtime) and `dispose` (all of them).
+ */
+export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'installPackage' | 'interrupt'> {
+  installPackage(spec: string | { fileName: string; bytes: Uint8Array }, options?: { session?: string }): Promise<InstallResult>;
+  /** Interrupts the running code of `session`'s runtime, or of the shared runtime. */
+  interrupt(session?: string): void;
+  /**
+   * Ends `session`: its globals are dropped and its runtime goes to the next session at once
+   * (after a run in flight finishes). Its next run starts with fresh globals. Unknown sessions
+   * are ignored.
+   */
+  endSession(session: string): Promise<void>;
 }

@@ -55,7 +55,9 @@ import { RunExecutor } from './run-execution.ts';
 import { resolveOptions, RUN_TIMEOUT_HINT, runTimeoutProblem, type PyodideRuntimeOptions, type ResolvedOptions } from './runtime-options.ts';
 import { createProcessRuntime } from './process-runtime.ts';
 import { inNode } from './worker-handle.ts';
-import type { PyodideRuntimeApi, RuntimeHost, SyncReport, ToolCallHandler } from './runtime-types.ts';
+import type { PyodideRuntimeApi, RuntimeCore, RuntimeHost, SyncReport, ToolCallHandler } from './runtime-types.ts';
+import { createRuntimePool } from './runtime-pool.ts';
+import { resolvePoolOptions } from './pool-options.ts';
 import { applyOut } from './workspace-sync.ts';
 import { cycleError, cycleFailure } from './tool-call-scope.ts';
 import { ToolCallAnswerer } from './tool-calls.ts';
@@ -70,7 +72,9 @@ export type {
   BridgeCall,
   ExecuteOptions,
   ExecuteResult,
+  InstallResult,
   PyodideRuntimeApi,
+  RuntimeCore,
   RuntimeHost,
   RuntimeState,
   SyncReport,
@@ -78,14 +82,19 @@ export type {
   WorkspaceLike,
 } from './runtime-types.ts';
 
+export type { PoolOptions } from './pool-options.ts';
+
 /**
- * Creates the runtime. Nothing starts until `init()` (or the first call that needs Python).
- * In Node Python runs in a confined child process unless `isolation: 'thread'` (see the option).
+ * Creates the runtime: the shared runtime, and the pool of runtimes for sessions
+ * (`runtime-pool.ts`). Nothing starts until `init()` (or the first call that needs Python).
+ * In Node Python runs in confined child processes unless `isolation: 'thread'` (see the option).
  */
 export function createPyodideRuntime(options: PyodideRuntimeOptions, host: RuntimeHost): PyodideRuntimeApi {
   const o = resolveOptions(options);
-  if (inNode() && o.isolation === 'process') return createProcessRuntime(o, options.onToolCall, host);
-  return createWorkerRuntime(o, options.onToolCall, host);
+  const pool = resolvePoolOptions(options);
+  const create = (h: RuntimeHost): RuntimeCore =>
+    inNode() && o.isolation === 'process' ? createProcessRuntime(o, options.onToolCall, h) : createWorkerRuntime(o, options.onToolCall, h);
+  return createRuntimePool(pool, create, host, o.defaultTimeoutMs);
 }
 
 /**
@@ -93,7 +102,7 @@ export function createPyodideRuntime(options: PyodideRuntimeOptions, host: Runti
  * browser, in Node's `thread` isolation, and inside the confined child of `process` isolation
  * (with `o.confine` set there).
  */
-export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHandler | undefined, host: RuntimeHost): PyodideRuntimeApi {
+export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHandler | undefined, host: RuntimeHost): RuntimeCore {
   /** Identifies this runtime in tool-call scopes. */
   const self = {};
   const toolCalls = new ToolCallAnswerer(self, onToolCall, o.maxToolAnswerBytes);
@@ -129,7 +138,7 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
     return r.ok ? (r.value as PackageInfo[]) : packages;
   }
 
-  const api: PyodideRuntimeApi = {
+  const api: RuntimeCore = {
     async init() {
       // From a tool Python is waiting on, the runtime is running: it is initialized.
       if (cycle('init')) return;

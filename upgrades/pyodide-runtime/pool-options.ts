@@ -1,0 +1,65 @@
+/**
+ * The options of the runtime pool (sessions, each with its own Python runtime and globals), with
+ * their defaults and the checks that refuse a value the pool cannot take.
+ */
+import { MAX_TIMER_MS } from '../../src/kernel/bounded.ts';
+import { RuntimeOptionError } from './runtime-options.ts';
+
+/** Options of the runtime pool, part of `PyodideRuntimeOptions`. */
+export interface PoolOptions {
+  /**
+   * Most runtimes serving sessions at once (`execute(code, { session })`): each session gets a
+   * runtime of its own while it lives; a session past this many waits for one to be freed (a
+   * session ending, or reclaimed when idle). Runs without a session use the shared runtime, which
+   * is not counted here. Whole number from 1 to 64. Default: the machine's cores
+   * (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in browsers), at least 1.
+   */
+  poolSize?: number;
+  /**
+   * How long a session keeps its runtime without running anything, in ms: then its globals are
+   * dropped and the runtime goes to the next session (its next run says its globals were lost).
+   * A runtime no session has used for as long again stops, freeing its memory; the next session
+   * starts one from the start-up snapshot. 1 to 2147483647. Default: 300000 (5 minutes).
+   */
+  poolIdleMs?: number;
+  /**
+   * Most runs waiting for a runtime of the pool; one more is refused at once with `RUNTIME_BUSY`.
+   * A waiting run gives up after its own timeout. Whole number from 0 to 100000. Default: 256.
+   */
+  poolQueueLimit?: number;
+}
+
+/** {@link PoolOptions} with every default filled in. */
+export interface ResolvedPoolOptions {
+  size: number;
+  idleMs: number;
+  queueLimit: number;
+}
+
+/** Most runtimes a pool may hold: each is an interpreter of tens to hundreds of MB. */
+export const MAX_POOL_SIZE = 64;
+
+/** The machine's cores as this engine reports them, at least 1. */
+export function defaultPoolSize(): number {
+  const g = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown }; navigator?: { hardwareConcurrency?: number } };
+  const os = g.process?.getBuiltinModule?.('node:os') as { availableParallelism?: () => number; cpus(): unknown[] } | undefined;
+  const cores = os ? (os.availableParallelism?.() ?? os.cpus().length) : (g.navigator?.hardwareConcurrency ?? 1);
+  return Math.min(MAX_POOL_SIZE, Math.max(1, Math.floor(cores) || 1));
+}
+
+const whole = (v: unknown, min: number, max: number): boolean => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+
+/** Fills in the defaults of {@link PoolOptions}; throws a `RuntimeOptionError` naming a value it cannot take. */
+export function resolvePoolOptions(options: PoolOptions): ResolvedPoolOptions {
+  const { poolSize, poolIdleMs, poolQueueLimit } = options;
+  if (poolSize !== undefined && !whole(poolSize, 1, MAX_POOL_SIZE)) {
+    throw new RuntimeOptionError('poolSize', poolSize, `it must be a whole number of runtimes from 1 to ${MAX_POOL_SIZE}`, `Leave it out for one per core (${defaultPoolSize()} here), or pass e.g. 2.`);
+  }
+  if (poolIdleMs !== undefined && !whole(poolIdleMs, 1, MAX_TIMER_MS)) {
+    throw new RuntimeOptionError('poolIdleMs', poolIdleMs, `it must be a whole number of ms from 1 to ${MAX_TIMER_MS}`, 'Leave it out for 300000 (5 minutes).');
+  }
+  if (poolQueueLimit !== undefined && !whole(poolQueueLimit, 0, 100_000)) {
+    throw new RuntimeOptionError('poolQueueLimit', poolQueueLimit, 'it must be a whole number of runs from 0 to 100000', 'Leave it out for 256.');
+  }
+  return { size: poolSize ?? defaultPoolSize(), idleMs: poolIdleMs ?? 300_000, queueLimit: poolQueueLimit ?? 256 };
+}

@@ -1,0 +1,364 @@
+/**
+ * The runtime pool: the shared runtime for calls without a session (one set of globals, one run at
+ * a time, as it always was), and up to `poolSize` runtimes for sessions.
+ *
+ * Design notes (for the blueprint):
+ * - A session is bound to one runtime of its own while it lives: its globals are that
+ *   interpreter's, no other session's code runs there meanwhile, and its runs go through that
+ *   runtime in call order. Runs of different sessions run at the same time on different runtimes
+ *   (workers or confined child processes), which is where the pool's speed comes from.
+ * - A session with no runtime takes a warm free one, else a new one (started from the start-up
+ *   snapshot) while the pool has fewer than `poolSize`; else its run waits in one FIFO queue of at
+ *   most `poolQueueLimit` runs. Past the limit a run is refused at once with `RUNTIME_BUSY`; a
+ *   waiting run gives up with `RUNTIME_BUSY` after its own timeout, or when its caller cancels it.
+ * - A session gives its runtime up when it ends (`endSession`, the `session:ended` event) or after
+ *   `poolIdleMs` without activity. The runtime's globals are reset (the same `reset` as the shared
+ *   runtime's) before the next session gets it; what is not globals (imported modules, files
+ *   Python wrote under its own file system) stays with the worker. A runtime free for
+ *   `poolIdleMs` stops. A session whose runtime was reclaimed while idle is told at its next run
+ *   (`notice`) that its globals were lost.
+ * - The pool's runtimes report runs (`python:started` / `stdout` / `stderr` / `finished`, by run
+ *   id) as the shared one does; their own status and start-up progress are summed up as
+ *   `python:pool` instead, so `python:state` stays the shared runtime's.
+ */
+import { nameProblem, quote, timerMs } from '../../src/kernel/bounded.ts';
+import type { PythonPoolState } from '../../src/kernel/events.ts';
+import { nextId } from './ids.ts';
+import type { ResolvedPoolOptions } from './pool-options.ts';
+import type { PythonErrorInfo } from './protocol.ts';
+import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from './runtime-types.ts';
+
+/** One runtime of the pool. */
+interface Member {
+  rt: RuntimeCore;
+  /** The session it serves; undefined while free or being reset. */
+  session?: string;
+  /** Operations of its session under way (runs, installs, syncs). */
+  inflight: number;
+  /** The idle reclaim (bound) or the stop (free). */
+  timer?: ReturnType<typeof setTimeout>;
+  /** What the session's next run must be told (its globals were lost). */
+  notice?: string;
+  /** The session ended while something was under way: free it when that finishes. */
+  ending?: boolean;
+}
+
+/** A run (or install, or sync) waiting for a runtime. */
+interface Waiter {
+  session: string;
+  /** Ends the wait: with the runtime, or with why there is none. */
+  grant(r: Member | Refusal): void;
+}
+
+/** Why an operation got no runtime: an error in the runtime's shape, with a hint. */
+interface Refusal {
+  refused: PythonErrorInfo;
+  hint: string;
+}
+
+/** Most sessions remembered as reclaimed, to tell them so at their next run. */
+const MAX_RECLAIMED = 4096;
+
+/**
+ * Creates the pool over `create` (which makes one runtime reporting to the host it is given).
+ * `defaultTimeoutMs` bounds the wait of an operation that sets no timeout.
+ */
+export function createRuntimePool(o: ResolvedPoolOptions, create: (host: RuntimeHost) => RuntimeCore, host: RuntimeHost, defaultTimeoutMs: number): PyodideRuntimeApi {
+  const shared = create(host);
+  const members = new Set<Member>();
+  const sessions = new Map<string, Member>();
+  const free: Member[] = [];
+  const waiting: Waiter[] = [];
+  /** Sessions whose runtime was reclaimed while idle -> what to tell them. */
+  const reclaimed = new Map<string, string>();
+  let handler: { h: ToolCallHandler | undefined; observe?: (call: BridgeCall) => void } | undefined;
+  let modules: { path: string; source: string }[] | undefined;
+  let disposed = false;
+  let lastState = '';
+
+  const state = (): PythonPoolState => ({
+    size: o.size,
+    workers: members.size,
+    busy: [...members].filter((m) => m.inflight > 0).length,
+    sessions: sessions.size,
+    queued: waiting.length,
+    queueLimit: o.queueLimit,
+  });
+  const changed = () => {
+    const s = state();
+    const key = JSON.stringify(s);
+    if (key === lastState) return;
+    lastState = key;
+    host.emit('python:pool', s);
+  };
+
+  // The pool's runtimes report runs as the shared one does; their status is the pool's.
+  const memberHost: RuntimeHost = {
+    emit(type, payload) {
+      if (type === 'python:state' || type === 'python:progress') return;
+      host.emit(type, payload);
+    },
+    ...(host.workspace ? { workspace: host.workspace } : {}),
+  };
+
+  function spawn(): Member {
+    const rt = create(memberHost);
+    if (handler) rt.setToolCallHandler(handler.h, handler.observe);
+    // A runtime not started yet keeps them for its start: this does not start it.
+    if (modules) void rt.setPythonModules(modules).catch(() => undefined);
+    const m: Member = { rt, inflight: 0 };
+    members.add(m);
+    return m;
+  }
+
+  function stop(m: Member): void {
+    clearTimeout(m.timer);
+    members.delete(m);
+    const i = free.indexOf(m);
+    if (i >= 0) free.splice(i, 1);
+    void m.rt.dispose().catch(() => undefined);
+    changed();
+    // Room for a new runtime: the first waiting session gets one.
+    if (waiting.length && !disposed) hand(spawn());
+  }
+
+  function bind(m: Member, session: string): void {
+    m.session = session;
+    sessions.set(session, m);
+    const told = reclaimed.get(session);
+    if (told !== undefined) {
+      reclaimed.delete(session);
+      m.notice = told;
+    }
+  }
+
+  function take(m: Member): Member {
+    m.inflight++;
+    clearTimeout(m.timer);
+    m.timer = undefined;
+    changed();
+    return m;
+  }
+
+  function release(m: Member): void {
+    m.inflight--;
+    if (m.inflight === 0 && m.session !== undefined && !disposed) {
+      if (m.ending) void unbind(m);
+      else m.timer = setTimeout(() => reclaim(m), timerMs(o.idleMs));
+    }
+    changed();
+  }
+
+  /** The idle reclaim: the session loses its runtime and is told so at its next run. */
+  function reclaim(m: Member): void {
+    const session = m.session;
+    if (session === undefined || m.inflight > 0) return;
+    if (reclaimed.size >= MAX_RECLAIMED) reclaimed.delete(reclaimed.keys().next().value!);
+    reclaimed.set(
+      session,
+      `session ${quote(session)} ran nothing for ${o.idleMs} ms, so its Python runtime went to other work: its globals, imports and installed packages were lost (poolIdleMs sets how long a session keeps its runtime).`,
+    );
+    void unbind(m);
+  }
+
+  /** Frees `m` from its session: fresh globals, then to a waiting session or the free list. */
+  async function unbind(m: Member): Promise<void> {
+    if (m.session !== undefined && sessions.get(m.session) === m) sessions.delete(m.session);
+    m.session = undefined;
+    m.ending = false;
+    m.notice = undefined;
+    changed();
+    try {
+      // A runtime that never started has no globals to drop.
+      if (m.rt.getState().status !== 'idle') await m.rt.reset();
+    } catch {
+      stop(m);
+      return;
+    }
+    if (disposed) return;
+    hand(m);
+  }
+
+  /** Gives a free runtime to the first waiting session (and its other waiting runs), else keeps it warm. */
+  function hand(m: Member): void {
+    const first = waiting.shift();
+    if (!first) {
+      free.push(m);
+      m.timer = setTimeout(() => stop(m), timerMs(o.idleMs));
+      changed();
+      return;
+    }
+    bind(m, first.session);
+    first.grant(take(m));
+    for (let i = 0; i < waiting.length; ) {
+      const w = waiting[i]!;
+      if (w.session !== first.session) i++;
+      else {
+        waiting.splice(i, 1);
+        w.grant(take(m));
+      }
+    }
+    changed();
+  }
+
+  /** The session's runtime, taken for one operation; or why there is none. */
+  function acquire(session: string, waitMs: number, signal?: AbortSignal): Member | Refusal | Promise<Member | Refusal> {
+    const problem = nameProblem(session);
+    if (problem) {
+      return { refused: { type: 'INVALID_SESSION', message: `invalid session ${quote(session)}: ${problem}; nothing ran`, traceback: '' }, hint: 'Pass a session name of 1 to 128 characters, or leave it out for the shared runtime.' };
+    }
+    if (disposed) return { refused: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' }, hint: 'Create a new runtime.' };
+    const bound = sessions.get(session);
+    if (bound) return take(bound);
+    const m = free.pop() ?? (members.size < o.size ? spawn() : undefined);
+    if (m) {
+      bind(m, session);
+      return take(m);
+    }
+    if (waiting.length >= o.queueLimit) {
+      return {
+        refused: {
+          type: 'RUNTIME_BUSY',
+          message: `all ${o.size} runtimes of the pool are held by other sessions and ${waiting.length} runs already wait for one (poolQueueLimit ${o.queueLimit}); the run of session ${quote(session)} was refused, nothing ran`,
+          traceback: '',
+        },
+        hint: 'Retry later, end sessions you no longer need, or raise poolQueueLimit or poolSize in the PyodideRuntime config.',
+      };
+    }
+    if (signal?.aborted) return cancelled();
+    return new Promise((resolve) => {
+      const done = (r: Member | Refusal) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(r);
+      };
+      const leave = (r: Refusal) => {
+        const i = waiting.indexOf(w);
+        if (i < 0) return; // granted meanwhile
+        waiting.splice(i, 1);
+        changed();
+        done(r);
+      };
+      const onAbort = () => leave(cancelled());
+      const timer = setTimeout(
+        () =>
+          leave({
+            refused: {
+              type: 'RUNTIME_BUSY',
+              message: `no runtime of the pool (poolSize ${o.size}, all held by other sessions) became free within ${waitMs} ms for session ${quote(session)}; nothing ran`,
+              traceback: '',
+            },
+            hint: 'Retry later, end sessions you no longer need, lower poolIdleMs so idle sessions give their runtime up sooner, or raise poolSize.',
+          }),
+        timerMs(waitMs),
+      );
+      const w: Waiter = { session, grant: done };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waiting.push(w);
+      changed();
+    });
+  }
+
+  const cancelled = (): Refusal => ({ refused: { type: 'KeyboardInterrupt', message: 'cancelled before it started', traceback: '' }, hint: 'The run was cancelled by its caller; nothing ran.' });
+  const isRefusal = (r: Member | Refusal): r is Refusal => 'refused' in r;
+  const asError = (r: Refusal) => Object.assign(new Error(`[PyodideRuntime] ${r.refused.message}`), { info: r.refused, code: r.refused.type, hint: r.hint });
+
+  /** Runs `op` on the session's runtime, holding it for the time `op` takes. */
+  async function within<T>(session: string, waitMs: number, signal: AbortSignal | undefined, op: (m: Member) => Promise<T>, refused: (r: Refusal) => T): Promise<T> {
+    const got = await acquire(session, waitMs, signal);
+    if (isRefusal(got)) {
+      changed();
+      return refused(got);
+    }
+    try {
+      return await op(got);
+    } finally {
+      release(got);
+    }
+  }
+
+  const api: PyodideRuntimeApi = {
+    init: () => shared.init(),
+    isReady: () => shared.isReady(),
+    getState: () => ({ ...shared.getState(), pool: state() }),
+
+    execute(code, opts = {}) {
+      const { session, ...rest } = opts;
+      if (session === undefined) return shared.execute(code, rest);
+      const runId = rest.runId ?? nextId('py');
+      const t0 = performance.now();
+      return within(
+        session,
+        typeof rest.timeoutMs === 'number' ? rest.timeoutMs : defaultTimeoutMs,
+        rest.signal,
+        async (m) => {
+          const notice = m.notice;
+          m.notice = undefined;
+          const r = await m.rt.execute(code, { ...rest, runId });
+          return notice ? { ...r, notice: r.notice ? `${notice} ${r.notice}` : notice } : r;
+        },
+        (r): ExecuteResult => {
+          const executionTime = performance.now() - t0;
+          host.emit('python:started', { runId });
+          host.emit('python:finished', { runId, ok: false, executionTime, errorType: r.refused.type });
+          return { ok: false, error: r.refused, hint: r.hint, stdout: '', stderr: '', executionTime, runId };
+        },
+      );
+    },
+
+    installPackage(spec, options = {}) {
+      if (options.session === undefined) return shared.installPackage(spec);
+      return within(options.session, defaultTimeoutMs, undefined, (m) => m.rt.installPackage(spec), (r) => ({ ok: false as const, error: r.refused, hint: r.hint }));
+    },
+
+    listPackages: () => shared.listPackages(),
+
+    async syncWorkspace(direction, options = {}) {
+      const { session, ...rest } = options;
+      if (session === undefined) return shared.syncWorkspace(direction, rest);
+      return within(session, defaultTimeoutMs, undefined, (m) => m.rt.syncWorkspace(direction, rest), (r) => {
+        throw asError(r);
+      });
+    },
+
+    interrupt(session) {
+      if (session === undefined) shared.interrupt();
+      else sessions.get(session)?.rt.interrupt();
+    },
+
+    async endSession(session) {
+      reclaimed.delete(session);
+      const m = sessions.get(session);
+      if (!m) return;
+      if (m.inflight > 0) m.ending = true;
+      else await unbind(m);
+    },
+
+    setToolCallHandler(h, observe) {
+      handler = observe ? { h, observe } : { h };
+      shared.setToolCallHandler(h, observe);
+      for (const m of members) m.rt.setToolCallHandler(h, observe);
+    },
+
+    async setPythonModules(files) {
+      modules = files;
+      await Promise.all([shared.setPythonModules(files), ...[...members].map((m) => m.rt.setPythonModules(files).catch(() => undefined))]);
+    },
+
+    restart: () => shared.restart(),
+    reset: () => shared.reset(),
+
+    async dispose() {
+      disposed = true;
+      const gone: Refusal = { refused: { type: 'RuntimeNotReady', message: 'the runtime was disposed while the run waited for a runtime of the pool; nothing ran', traceback: '' }, hint: 'Create a new runtime.' };
+      for (const w of waiting.splice(0)) w.grant(gone);
+      const all = [...members];
+      for (const m of all) clearTimeout(m.timer);
+      members.clear();
+      sessions.clear();
+      free.length = 0;
+      await Promise.all([shared.dispose(), ...all.map((m) => m.rt.dispose().catch(() => undefined))]);
+    },
+  };
+  return api;
+}

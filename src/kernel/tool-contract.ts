@@ -47,6 +47,13 @@ export interface ExecuteOptions {
    * is interrupted, an MCP server is told). Default: none.
    */
   signal?: AbortSignal;
+  /**
+   * The session the call belongs to (an agent run, an MCP session, a console): tools that keep
+   * state per session — `execute_python`'s globals, in a Python runtime of the session's own —
+   * keep this call's apart from other sessions'. A name of at most 128 characters. Default: none
+   * (the shared session).
+   */
+  session?: string;
 }
 
 /** Per-tool statistics. */

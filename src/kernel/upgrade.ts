@@ -41,6 +41,8 @@ export interface ToolCallContext {
   caller: ToolCaller;
   /** Aborted when the call times out; long handlers should stop early. */
   signal: AbortSignal;
+  /** The caller's session (`ExecuteOptions.session`), when it gave one. */
+  session?: string;
 }
 
 /** Implementation of one tool; args are already validated against the tool's input schema. */

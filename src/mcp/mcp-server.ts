@@ -41,10 +41,13 @@ interface PythonSide {
 }
 
 let calls = 0;
+let sessions = 0;
 
 /**
- * One MCP server session over `sys` (several sessions may share one system). `close()` ends the
- * session and its subscriptions; the system stays up.
+ * One MCP server session over `sys` (several sessions may share one system). Its tool calls carry
+ * a session of its own (`mcp-<n>`), so its Python globals are its own, apart from other clients'.
+ * `close()` ends the session (`session:ended`: its Python runtime goes back to the pool) and its
+ * subscriptions; the system stays up.
  */
 export async function createMcpServer(sys: ArmatureSystem, options: McpServerOptions = {}): Promise<{ server: Server; close(): Promise<void> }> {
   const loaded = (id: string) => sys.modules.some((m) => m.id === id && m.state === 'loaded' && !m.parent);
@@ -53,6 +56,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
     ...(python ? { python } : {}),
     ...(loaded('Workspace') ? { workspace: await sys.resolve<NonNullable<ResourceSources['workspace']>>('Workspace') } : {}),
   };
+  const session = `mcp-${++sessions}`;
   const server = new Server(
     { name: 'armature', title: 'Armature', version: options.version ?? '0.0.0' },
     {
@@ -80,7 +84,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
       });
     const subs = name === 'execute_python' ? [stream('stdout'), stream('stderr')] : [];
     try {
-      const result = await sys.tools.executeTool(name, req.params.arguments ?? {}, { caller: 'mcp', callId, signal: extra.signal });
+      const result = await sys.tools.executeTool(name, req.params.arguments ?? {}, { caller: 'mcp', callId, signal: extra.signal, session });
       return toCallToolResult(result);
     } finally {
       for (const s of subs) s.dispose();
@@ -126,6 +130,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
       clearTimeout(pending);
       for (const s of subs) s.dispose();
       await server.close();
+      sys.bus.emit('session:ended', { session });
     },
   };
 }

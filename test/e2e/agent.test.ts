@@ -141,6 +141,10 @@ test('an unreachable base URL is reported at once, naming the URL; the system ke
   assert.equal(again.answer, SUM_ANSWER);
   const py = await sys.tools.executeTool<{ value: number }>('execute_python', { code: '6 * 7' });
   assert.equal(py.ok && py.value.value, 42);
+  // The agent's runs have Python globals of their own (each run is a session): the shared session
+  // never saw the `total` they computed.
+  const shared = await sys.tools.executeTool('execute_python', { code: 'total' });
+  assert.equal(!shared.ok && shared.error.code, 'NameError', JSON.stringify(shared).slice(0, 300));
   // Agent-written code cannot read a provider key: the host's environment is out of Python's reach
   // (confined: no js.process), and Python's own environment holds none of it.
   const env = await sys.tools.executeTool('execute_python', { code: 'import js\njs.process.env' });

@@ -181,6 +181,27 @@ for (const [transport, client] of [['stdio', () => stdio], ['http', () => http]]
   });
 }
 
+test('HTTP: two MCP sessions each have their own Python globals, kept across their calls', async () => {
+  const second = new Client({ name: 'armature-test-2', version: '1.0.0' });
+  await second.connect(new StreamableHTTPClientTransport(new URL(httpUrl)));
+  try {
+    const run = async (c: Client, code: string) => {
+      const r = (await c.callTool({ name: 'execute_python', arguments: { code } })) as CallToolResult;
+      assert.notEqual(r.isError, true, text(r));
+      return (r.structuredContent as { value: unknown }).value;
+    };
+    await run(http, 'who = "first client"');
+    await run(second, 'who = "second client"');
+    assert.equal(await run(http, 'who'), 'first client');
+    assert.equal(await run(second, 'who'), 'second client');
+    const unset = (await second.callTool({ name: 'execute_python', arguments: { code: 'kept' } })) as CallToolResult;
+    assert.equal(unset.isError, true, 'what the first client kept is not in the second one\'s globals');
+    assert.match(text(unset), /NameError/);
+  } finally {
+    await second.close();
+  }
+});
+
 test('every built-in tool’s result matches its declared output schema (the SDK client validates it)', async () => {
   const wheel = await buildWheel('mcp_probe', '1.0.0', 'VALUE = 7\n');
   writeFileSync(join(dir, wheel.fileName), wheel.bytes);

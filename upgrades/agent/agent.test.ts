@@ -52,7 +52,9 @@ async function setup(s: Setup) {
   const runner = createToolRunner({ bus, persona });
   let releaseSlow: () => void = () => {};
   let interrupted = 0;
-  runner.registerTools(DECLS, async (name, args) => {
+  const sessions: (string | undefined)[] = [];
+  runner.registerTools(DECLS, async (name, args, call) => {
+    sessions.push(call.session);
     if (name === 'add') return (args.a as number) + (args.b as number);
     if (name === 'slow') return new Promise((r) => (releaseSlow = () => r('slow done')));
     if (name === 'execute_python') return { value: 42, stdout: `ran: ${String(args.code)}\n`, stderr: '', executionTime: 1 };
@@ -72,7 +74,7 @@ async function setup(s: Setup) {
     modelFactory: async () => model,
     maxRetries: 0,
   });
-  return { bus, agent, model, runner, workspace, store, release: () => releaseSlow(), interrupted: () => interrupted };
+  return { bus, agent, model, runner, workspace, store, sessions, release: () => releaseSlow(), interrupted: () => interrupted };
 }
 
 const eventsOf = (bus: ReturnType<typeof createEventBus>, prefix = 'agent:') => bus.history().filter((r) => r.type.startsWith(prefix));
@@ -185,6 +187,8 @@ test('code mode offers execute_python and the skill tools with the Python prompt
   assert.deepEqual(r.toolCalls[1]!.result, { ok: true, value: { value: 42, stdout: 'ran: print(1)\n', stderr: '', executionTime: 1 } });
   const pythonCall = code.bus.history(['agent:tool-called']).map((e) => e.payload).find((p) => p.name === 'execute_python')!;
   assert.equal(pythonCall.pythonRunId, `${r.runId}/1/call_0_1`);
+  // The run is its own session: its Python globals are apart from other runs' and clients'.
+  assert.deepEqual(code.sessions, [r.runId]);
 
   const direct = await setup({ persona: { toolMode: 'direct' }, turns: [{ text: 'ok' }] });
   await direct.agent.run({ goal: 'x' });

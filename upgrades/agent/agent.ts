@@ -28,7 +28,8 @@ import { newRunId, type TranscriptStore } from './transcript.ts';
 /** What the agent needs from PythonTool (optional: direct mode works without it). */
 export interface PythonForAgent {
   getSystemPrompt(persona?: Persona): string;
-  interrupt(): void;
+  /** Interrupts the Python code of `session` (a run's session is its run id). */
+  interrupt(session?: string): void;
 }
 
 /** Options of {@link createAgent}. */
@@ -173,7 +174,8 @@ export function createAgent(options: AgentOptions): AgentApi {
         const result: ToolResult =
           !offered.has(call.name) && runner.hasTool(call.name)
             ? notOffered(call.name, toolMode)
-            : await runner.executeTool(call.name, call.args, { caller: 'agent', callId });
+            : // The run is its own session: its Python globals are its own, apart from other runs' and clients'.
+              await runner.executeTool(call.name, call.args, { caller: 'agent', callId, session: runId });
         entry.current = undefined;
         const modelResult = redactDeep(toModelResult(call.name, result, maxResultChars), secrets);
         const args = redactDeep(call.args, secrets);
@@ -254,7 +256,7 @@ export function createAgent(options: AgentOptions): AgentApi {
         if (runId !== undefined && id !== runId) continue;
         run.controller.abort();
         // A Python run does not listen to the signal: interrupt it, so the run stops now.
-        if (run.current === 'execute_python') options.python?.interrupt();
+        if (run.current === 'execute_python') options.python?.interrupt(id);
       }
     },
 

@@ -21,7 +21,8 @@ export const metadata: UpgradeMetadata = {
  * field, plus `autoStart` (start Python while the rest boots; default true). The start-up
  * snapshot is kept in the platform's `pyodide-snapshot` cache unless `snapshotCache` says otherwise,
  * and (Node) downloaded packages in its `pyodide-packages` folder unless `packageCacheDir` does.
- * `network` defaults to the persona's.
+ * `network` defaults to the persona's. The pool's options (`poolSize`, `poolIdleMs`,
+ * `poolQueueLimit`) size the runtimes that serve sessions; see `pool-options.ts`.
  */
 export const factory: UpgradeModule<PyodideRuntimeApi>['factory'] = (deps, ctx) => {
   const { autoStart = true, ...options } = ctx.config as PyodideRuntimeOptions & { autoStart?: boolean };
@@ -34,6 +35,8 @@ export const factory: UpgradeModule<PyodideRuntimeApi>['factory'] = (deps, ctx) 
   return {
     api: runtime,
     init() {
+      // A session that ended (an MCP client left, ...) gives its runtime back to the pool at once.
+      ctx.bus.on('session:ended', ({ session }) => void runtime.endSession(session).catch(() => undefined));
       // Start-up takes seconds: it runs in the background and shows progress; callers wait for it.
       if (autoStart) void runtime.init().catch(() => undefined);
     },

@@ -7,6 +7,8 @@ import { OutputBuffer } from './output-buffer.ts';
 import type { PythonToolApi } from './python-tool.ts';
 
 let consoleRuns = 0;
+/** Consoles made in this page, for their session names. */
+let consoles = 0;
 
 /**
  * `<python-console>`: type Python, run it with Ctrl/Cmd+Enter or the Run button, watch stdout and
@@ -48,6 +50,11 @@ export class PythonConsole extends LitElement {
   declare result: ExecuteResult | undefined;
   private readonly output = new OutputBuffer(2000);
   private runId: string | undefined;
+  /**
+   * This console's session: its own Python runtime of the pool and its own globals, kept across
+   * its runs, apart from agents' and MCP clients'.
+   */
+  readonly session = `console-${++consoles}`;
   private frame = 0;
   private downloadUrl: string | undefined;
 
@@ -102,7 +109,7 @@ export class PythonConsole extends LitElement {
     this.running = true;
     this.runId = `console-${++consoleRuns}`;
     // The console goes through PythonTool, so its runs count in the statistics like any other.
-    const result = await this.python.executePython({ code: source, runId: this.runId });
+    const result = await this.python.executePython({ code: source, runId: this.runId, session: this.session });
     this.result = result;
     this.running = false;
     return result;
@@ -145,7 +152,7 @@ export class PythonConsole extends LitElement {
       <textarea id="code" spellcheck="false" placeholder="print('hello')  — Ctrl+Enter to run" @keydown=${this.onKeydown}></textarea>
       <div class="row">
         <button type="button" data-control="run" ?disabled=${this.running || !this.python} @click=${() => this.run()}>▶ Run</button>
-        <button type="button" data-control="interrupt" ?disabled=${!this.running} @click=${() => this.python?.interrupt()}>■ Interrupt</button>
+        <button type="button" data-control="interrupt" ?disabled=${!this.running} @click=${() => this.python?.interrupt(this.session)}>■ Interrupt</button>
         <span class="kbd">Ctrl/Cmd+Enter runs</span>
         ${this.running ? html`<span role="status">Running…</span>` : nothing}
       </div>

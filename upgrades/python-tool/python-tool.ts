@@ -48,6 +48,12 @@ export interface ExecutePythonArgs {
   runId?: string;
   /** Interrupts the run when aborted (a cancelled tool call). Not part of the tool schema. */
   signal?: AbortSignal;
+  /**
+   * The caller's session (the ToolRunner call's `session`): the run, its installs and its
+   * workspace sync go to that session's own runtime and globals. Not part of the tool schema.
+   * Default: the shared runtime.
+   */
+  session?: string;
 }
 
 /** What `execute_python` returns on success (failures become `{ ok: false, error, hint }`). */
@@ -120,8 +126,8 @@ export interface PythonToolApi {
   getRuntimeState(): ReturnType<PyodideRuntimeApi['getState']>;
   /** Tools this upgrade provides and the namespaces usable from Python. */
   getCatalog(): { tools: { name: string; description: string }[]; namespaces: { namespace: string; tools: string[] }[] };
-  /** Interrupts the running Python code (KeyboardInterrupt; a restart if it does not stop). */
-  interrupt(): void;
+  /** Interrupts the running Python code of `session`, or of the shared runtime (KeyboardInterrupt; a restart if it does not stop). */
+  interrupt(session?: string): void;
 }
 
 const INIT_SOURCE = '"""Armature tools by namespace: from tools.workspace import read_file."""\n';
@@ -274,8 +280,9 @@ export function createPythonTool(options: PythonToolOptions) {
         return r;
       }
       const installed: string[] = [];
+      const session = args.session === undefined ? {} : { session: args.session };
       for (const pkg of args.install_packages ?? []) {
-        const r = await runtime.installPackage(pkg);
+        const r = await runtime.installPackage(pkg, session);
         if (!r.ok) {
           const res = failure(r.error.type, `installing ${pkg} failed: ${r.error.message}`, r.hint ?? `Check the name "${pkg}"; the packages before it were installed: ${installed.join(', ') || 'none'}.`);
           record(res);
@@ -286,7 +293,7 @@ export function createPythonTool(options: PythonToolOptions) {
       const sync: ExecutePythonValue['sync'] = {};
       if (args.sync_workspace) {
         try {
-          sync.in = (await runtime.syncWorkspace('in')).in;
+          sync.in = (await runtime.syncWorkspace('in', session)).in;
         } catch (e) {
           const res = failure('SyncError', (e as Error).message);
           record(res);
@@ -298,12 +305,13 @@ export function createPythonTool(options: PythonToolOptions) {
         ...(args.timeout_ms === undefined ? {} : { timeoutMs: args.timeout_ms }),
         ...(args.runId === undefined ? {} : { runId: args.runId }),
         ...(args.signal === undefined ? {} : { signal: args.signal }),
+        ...session,
       });
       if (args.sync_workspace) {
         // Files leave Python only as write_file would write them, deletions as delete_file would.
         const may = { write: personaAllows(persona, 'write_file'), delete: personaAllows(persona, 'delete_file') };
         try {
-          const out = (await runtime.syncWorkspace('out', may)).out;
+          const out = (await runtime.syncWorkspace('out', { ...may, ...session })).out;
           if (out) sync.out = withSyncNotice(out, may, persona.id);
         } catch (e) {
           sync.out = { count: 0, bytes: 0, deleted: [], skipped: [`sync failed: ${(e as Error).message}`] };
@@ -356,7 +364,7 @@ export function createPythonTool(options: PythonToolOptions) {
       namespaces: api.listSkills(),
     }),
 
-    interrupt: () => runtime.interrupt(),
+    interrupt: (session) => runtime.interrupt(session),
 
     getPromptStats: (p = persona) => api.getPromptPlan(p).stats,
   };
@@ -364,10 +372,11 @@ export function createPythonTool(options: PythonToolOptions) {
   /** Tool handlers; a Python error becomes `{ ok: false, error: { code: <Python type> }, hint }`. */
   const tools = {
     execute_python: async (args: Record<string, unknown>, call: ToolCallContext) => {
-      const { runId: _ignored, ...fromAgent } = args as unknown as ExecutePythonArgs;
+      // Only the call says which session a run belongs to: arguments cannot pick another's globals.
+      const { runId: _ignored, session: _notFromArgs, ...fromAgent } = args as unknown as ExecutePythonArgs;
       // The call's id tags the run's output, so a caller that chose it (the MCP server) can
       // stream that run's output; cancelling or timing out the call interrupts the run.
-      const r = await api.executePython({ ...fromAgent, runId: call.callId, signal: call.signal });
+      const r = await api.executePython({ ...fromAgent, runId: call.callId, signal: call.signal, ...(call.session === undefined ? {} : { session: call.session }) });
       if (!r.ok) {
         const details: ExecutePythonErrorDetails = { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime };
         if (r.error.line !== undefined) details.line = r.error.line;
@@ -385,7 +394,7 @@ export function createPythonTool(options: PythonToolOptions) {
       if (call.caller === 'python') throw new ArmatureError('NOT_CALLABLE_FROM_PYTHON', 'install_python_package cannot run while Python is busy calling it');
       const notReady = await waitReady();
       if (notReady) throw notReady;
-      const r = await runtime.installPackage(String(args.package));
+      const r = await runtime.installPackage(String(args.package), call.session === undefined ? {} : { session: call.session });
       if (!r.ok) throw new ArmatureError(r.error.type, `installing ${String(args.package)} failed: ${r.error.message}`, { hint: r.hint });
       return { installed: r.installed, packages: runtime.getState().packages };
     },

@@ -251,3 +251,18 @@ test('a timeout longer than a timer can hold means a long time, not "now"', asyn
   const r = await runner.executeTool('slowish', {}, { timeoutMs: 2 ** 31 });
   assert.equal(r.ok && r.value, 'done', JSON.stringify(r));
 });
+
+test('a call\'s session reaches the handler; a bad session name is refused before anything runs', async () => {
+  const { runner } = setup();
+  const seen: (string | undefined)[] = [];
+  runner.registerTools([decl('who')], (_n, _a, call) => void seen.push(call.session));
+  assert.equal((await runner.executeTool('who', {}, { session: 'agent-run-1' })).ok, true);
+  assert.equal((await runner.executeTool('who', {})).ok, true);
+  assert.deepEqual(seen, ['agent-run-1', undefined], 'no session given, none passed on');
+  for (const odd of ['', 's'.repeat(200), 'a\u0000b', 7]) {
+    const r = await runner.executeTool('who', {}, { session: odd as string });
+    assert.equal(!r.ok && r.error.code, 'INVALID_SESSION', JSON.stringify(odd));
+    assert.ok(!r.ok && r.error.message.length < 400, 'the message quotes a preview');
+  }
+  assert.equal(seen.length, 2, 'the handler never ran for a bad session');
+});

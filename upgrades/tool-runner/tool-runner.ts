@@ -94,6 +94,10 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       const badInstance = nameProblem(opts.instance);
       if (badInstance) return fail('INVALID_INSTANCE', `[executeTool] invalid instance id ${quote(opts.instance)} for ${name}: ${badInstance}`, 'Leave instance_id out, or pass one of the tool\'s instance ids.');
     }
+    if (opts.session !== undefined) {
+      const badSession = nameProblem(opts.session);
+      if (badSession) return fail('INVALID_SESSION', `[executeTool] invalid session ${quote(opts.session)} for ${name}: ${badSession}`, 'Pass a session name of 1 to 128 characters, or leave it out for the shared session.');
+    }
     const picked = pick(name, opts.instance);
     if (picked && 'ok' in picked) return picked;
     const tool = picked;
@@ -148,7 +152,12 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         // Started synchronously (an async wrapper still turns a synchronous throw into a
         // rejection): whatever the caller set up for the call's synchronous part reaches the
         // executor, e.g. the Python runtime's re-entry scope in browsers.
-        (async () => tool.executor(name, parsed.data as Record<string, unknown>, { callId, caller: opts.caller ?? 'agent', signal: controller.signal }))(),
+        (async () => tool.executor(name, parsed.data as Record<string, unknown>, {
+          callId,
+          caller: opts.caller ?? 'agent',
+          signal: controller.signal,
+          ...(opts.session === undefined ? {} : { session: opts.session }),
+        }))(),
         timeout,
       ]);
       if (outcome === 'cancelled') {

@@ -1,9 +1,10 @@
-// The runtime widget renders each state from bus events. The runtime here is a stand-in whose
-// state the test sets; the real runtime drives the same widget in test/e2e/dashboard.test.ts.
+// The runtime widget renders each state from bus events. The first runtime here is a stand-in
+// whose state the test sets; the real runtime drives the same widget in test/e2e/dashboard.test.ts,
+// and a real pool of Web Workers drives its pool rows below.
 import { expect } from 'chai';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { PythonStatus } from '../../src/kernel/events.ts';
-import type { PyodideRuntimeApi, RuntimeState } from './runtime.ts';
+import { createPyodideRuntime, type PyodideRuntimeApi, type RuntimeState } from './runtime.ts';
 import { PyodideRuntimeWidget } from './widget.ts';
 import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
 
@@ -83,5 +84,49 @@ describe('pyodide-runtime-widget', () => {
     expect(bus.listenerCount()).to.be.greaterThan(before);
     el.remove();
     expect(bus.listenerCount()).to.equal(before);
+  });
+});
+
+describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
+  it('shows the pool: workers, busy, sessions and the queue, as sessions run in workers of their own', async () => {
+    const bus = createEventBus();
+    const rt = createPyodideRuntime({ poolSize: 2, poolQueueLimit: 5 }, { emit: (type, payload) => bus.emit(type, payload) });
+    const el = new PyodideRuntimeWidget();
+    el.context = { bus, moduleId: 'PyodideRuntime', api: rt, report: report('PyodideRuntime', { category: 'runtime' }) };
+    let open!: () => void;
+    const opened = new Promise<void>((r) => (open = r));
+    let entered!: () => void;
+    const reached = new Promise<void>((r) => (entered = r));
+    rt.setToolCallHandler(async () => {
+      entered();
+      await opened;
+      return { ok: true, value: 'opened' };
+    });
+    try {
+      await mount(el);
+      const pool = () => ['workers', 'sessions', 'queue'].map((k) => $(el, `[data-pool=${k}]`)!.textContent);
+      expect(pool()).to.deep.equal(['0 of 2 (0 busy)', '0', '0 waiting (limit 5)']);
+      // Two sessions, each in a Web Worker of its own with its own globals; one stays busy.
+      const a = await rt.execute('x = "a"\nx', { session: 'A' });
+      expect(a.ok && a.value).to.equal('a');
+      const blocked = rt.execute('call_tool("gate")', { session: 'B' });
+      await reached;
+      const b = await rt.execute('x', { session: 'A' });
+      expect(b.ok && b.value, 'session A ran while session B was blocked').to.equal('a');
+      // A third session waits for a worker.
+      const third = rt.execute('"c"', { session: 'C' });
+      await settle(el);
+      expect(pool()).to.deep.equal(['2 of 2 (1 busy)', '2', '1 waiting (limit 5)']);
+      await rt.endSession('A');
+      const c = await third;
+      expect(c.ok && c.value).to.equal('c');
+      open();
+      expect(((r) => r.ok && r.value)(await blocked)).to.equal('opened');
+      await settle(el);
+      expect(pool()).to.deep.equal(['2 of 2 (0 busy)', '2', '0 waiting (limit 5)']);
+    } finally {
+      el.remove();
+      await rt.dispose();
+    }
   });
 });

@@ -26,7 +26,10 @@ function mb(n: number | undefined): string {
   return n === undefined ? 'unknown' : `${(n / 1024 / 1024).toFixed(0)} MB`;
 }
 
-/** PyodideRuntime widget: load progress by stage, state, call_tool transport, memory; interrupt and restart. */
+/**
+ * PyodideRuntime widget: load progress by stage, state, call_tool transport, memory, the pool of
+ * session runtimes (workers, busy, sessions, queue); interrupt and restart (the shared runtime).
+ */
 export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
   static override styles = [
     widgetStyles,
@@ -49,7 +52,7 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
   private readonly events = new BusController(
     this,
     () => this.bus,
-    ['python:progress', 'python:state', 'python:started', 'python:finished'],
+    ['python:progress', 'python:state', 'python:started', 'python:finished', 'python:pool'],
     (r) => {
       this.lastActivity = r.at;
       if (r.type === 'python:progress') {
@@ -121,6 +124,11 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
         <dt>call_tool transport</dt><dd>${s.transport ?? '—'}</dd>
         <dt>Memory (wasm heap)</dt><dd>${mb(s.memoryBytes)}</dd>
         <dt>Packages</dt><dd>${s.packages.length}</dd>
+        ${s.pool
+          ? html`<dt>Session workers</dt><dd data-pool="workers">${s.pool.workers} of ${s.pool.size} (${s.pool.busy} busy)</dd>
+              <dt>Sessions</dt><dd data-pool="sessions">${s.pool.sessions}</dd>
+              <dt>Queue</dt><dd data-pool="queue">${s.pool.queued} waiting (limit ${s.pool.queueLimit})</dd>`
+          : nothing}
       </dl>
     `;
   }

@@ -163,6 +163,8 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
 
   /** Frees `m` from its session: fresh globals, then to a waiting session or the free list. */
   async function unbind(m: Member): Promise<void> {
+    clearTimeout(m.timer);
+    m.timer = undefined;
     if (m.session !== undefined && sessions.get(m.session) === m) sessions.delete(m.session);
     m.session = undefined;
     m.ending = false;
@@ -184,6 +186,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     const first = waiting.shift();
     if (!first) {
       free.push(m);
+      clearTimeout(m.timer);
       m.timer = setTimeout(() => stop(m), timerMs(o.idleMs));
       changed();
       return;

@@ -248,6 +248,9 @@ export function createAgent(options: AgentOptions): AgentApi {
         outcome.error ??= { ...toErrorInfo(e), hint: 'The answer above is complete, but this run cannot be reopened or continued later.' };
       }
       emit('agent:run-finished', { runId, reason: outcome.reason, steps: outcome.steps, usage: outcome.usage, ...(outcome.answer === undefined ? {} : { answer: outcome.answer }), ...(outcome.error ? { error: outcome.error } : {}) });
+      // Its Python runtime goes back to the pool now rather than after the idle time, so the next
+      // run never waits for it; a follow-up is told its globals were dropped.
+      emit('session:ended', { session: runId });
       return redactDeep({ runId, ...outcome, toolCalls, messages }, secrets);
     },
 

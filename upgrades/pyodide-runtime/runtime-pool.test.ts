@@ -122,6 +122,10 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       const leak = await p.rt.execute('secret', { session: 'B' });
       assert.equal(!leak.ok && leak.error.type, 'NameError', 'the next session starts with fresh globals');
       assert.equal(value(await p.rt.execute('1 + 1')), 2, 'runs without a session are never queued behind sessions');
+      await p.rt.endSession('B');
+      const back = await p.rt.execute('secret', { session: 'A' });
+      assert.equal(!back.ok && back.error.type, 'NameError');
+      assert.match(back.notice ?? '', /session "A" ended before this run, so its Python runtime went to other work: its globals/);
     } finally {
       await p.rt.dispose();
     }

@@ -153,12 +153,15 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   function reclaim(m: Member): void {
     const session = m.session;
     if (session === undefined || m.inflight > 0) return;
-    if (reclaimed.size >= MAX_RECLAIMED) reclaimed.delete(reclaimed.keys().next().value!);
-    reclaimed.set(
-      session,
-      `session ${quote(session)} ran nothing for ${o.idleMs} ms, so its Python runtime went to other work: its globals, imports and installed packages were lost (poolIdleMs sets how long a session keeps its runtime).`,
-    );
+    remember(session, `session ${quote(session)} ran nothing for ${o.idleMs} ms, so its Python runtime went to other work: its globals, imports and installed packages were lost (poolIdleMs sets how long a session keeps its runtime).`);
     void unbind(m);
+  }
+
+  /** What to tell `session` at its next run, if it has one (the oldest such notes are forgotten first). */
+  function remember(session: string, notice: string): void {
+    reclaimed.delete(session);
+    if (reclaimed.size >= MAX_RECLAIMED) reclaimed.delete(reclaimed.keys().next().value!);
+    reclaimed.set(session, notice);
   }
 
   /** Frees `m` from its session: fresh globals, then to a waiting session or the free list. */
@@ -330,9 +333,10 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     },
 
     async endSession(session) {
-      reclaimed.delete(session);
       const m = sessions.get(session);
       if (!m) return;
+      // A session name used again (an agent run's follow-up) learns that its globals are gone.
+      remember(session, `session ${quote(session)} ended before this run, so its Python runtime went to other work: its globals, imports and installed packages were lost.`);
       if (m.inflight > 0) m.ending = true;
       else await unbind(m);
     },

@@ -165,8 +165,8 @@ export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'installPackage' | 
   interrupt(session?: string): void;
   /**
    * Ends `session`: its globals are dropped and its runtime goes to the next session at once
-   * (after a run in flight finishes). Its next run starts with fresh globals. Unknown sessions
-   * are ignored.
+   * (after a run in flight finishes). A later run of the same name starts with fresh globals and
+   * a `notice` saying so. Sessions without a runtime are ignored.
    */
   endSession(session: string): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { personaAllows } from '../../src/kernel/allow-list.ts';
 import { generatePythonModule, generateSkillDoc, generateSkillIndex, groupByNamespace, namespaceOfTool } from './codegen.ts';
 import { planPrompt, type PromptPlan, type PromptStats } from './prompt.ts';
 import { describeExecutePythonResult } from './result-shape.ts';
+import { withSyncNotice } from './sync-notice.ts';
 
 /** Statistics for the widget. */
 export interface PythonToolStats {
@@ -405,17 +406,4 @@ export function createPythonTool(options: PythonToolOptions) {
   };
 
   return { api, tools };
-}
-
-/** `out` with a notice of what the persona kept in Python, if anything. */
-function withSyncNotice(out: NonNullable<SyncReport['out']>, may: { write: boolean; delete: boolean }, personaId: string): SyncOut {
-  const list = (paths: string[]) => `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? `, … (${paths.length} in all)` : ''}`;
-  const parts: string[] = [];
-  if (!may.write && out.refused?.length) {
-    parts.push(`persona ${personaId} does not allow write_file: the ${out.refused.length} file(s) Python wrote stayed in Python (${list(out.refused)}); add "write_file" to its tools to sync files out`);
-  }
-  if (!may.delete && out.deleted.length) {
-    parts.push(`persona ${personaId} does not allow delete_file: the ${out.deleted.length} file(s) Python deleted (${list(out.deleted)}) stay in the workspace; add "delete_file" to its tools to sync deletions`);
-  }
-  return parts.length ? { ...out, notice: `${parts.join('. ')}.` } : out;
 }

@@ -164,6 +164,9 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       const r = await rt.execute('1', { session: 'x'.repeat(1000) });
       assert.equal(!r.ok && r.error.type, 'INVALID_SESSION');
       assert.match(!r.ok ? r.error.message : '', /invalid session "x{80}"… \(1000 characters\): names have at most 128 characters; nothing ran/);
+      const t = await rt.execute('1', { session: 'ok', timeoutMs: 2 ** 31 });
+      assert.equal(!t.ok && t.error.type, 'ValueError');
+      assert.match(!t.ok ? t.error.message : '', /timeoutMs 2147483648 is out of range/);
       assert.equal(rt.getState().pool!.workers, 0, 'nothing started');
     } finally {
       await rt.dispose();

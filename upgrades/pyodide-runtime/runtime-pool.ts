@@ -25,6 +25,7 @@ import { nameProblem, quote, timerMs } from '../../src/kernel/bounded.ts';
 import type { PythonPoolState } from '../../src/kernel/events.ts';
 import { nextId } from './ids.ts';
 import type { ResolvedPoolOptions } from './pool-options.ts';
+import { RUN_TIMEOUT_HINT, runTimeoutProblem } from './runtime-options.ts';
 import type { PythonErrorInfo } from './protocol.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from './runtime-types.ts';
 
@@ -293,9 +294,12 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
       if (session === undefined) return shared.execute(code, rest);
       const runId = rest.runId ?? nextId('py');
       const t0 = performance.now();
+      // Refused before it could wait for a runtime (the wait is bounded by the same timeout).
+      const badTimeout = rest.timeoutMs === undefined ? undefined : runTimeoutProblem(rest.timeoutMs);
+      if (badTimeout) return Promise.resolve({ ok: false, error: badTimeout, hint: RUN_TIMEOUT_HINT, stdout: '', stderr: '', executionTime: 0, runId });
       return within(
         session,
-        typeof rest.timeoutMs === 'number' ? rest.timeoutMs : defaultTimeoutMs,
+        rest.timeoutMs ?? defaultTimeoutMs,
         rest.signal,
         async (m) => {
           const notice = m.notice;

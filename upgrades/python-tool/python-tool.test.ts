@@ -357,6 +357,21 @@ out`);
     assert.deepEqual(ok.ok && [ok.value.value, ok.value.stdout], [42, 'hi\n']);
   });
 
+  test('execute_python runs in the call\'s session with its own globals and call_tool; a session among the arguments is ignored', async () => {
+    const py = async (code: string, session?: string, extra: Record<string, unknown> = {}) => {
+      const r = await runner.executeTool<{ value: unknown }>('execute_python', { code, ...extra }, session === undefined ? {} : { session });
+      return r.ok ? r.value.value : r.error.code;
+    };
+    assert.equal(await py('who = call_tool("echo", {"value": "one"})\nwho', 'one'), 'one');
+    assert.equal(await py('who', 'two'), 'NameError');
+    assert.equal(await py('who = "two"\nwho', 'two'), 'two');
+    assert.equal(await py('who', 'one'), 'one');
+    assert.equal(await py('who'), 'NameError', 'the shared session has globals of its own');
+    assert.equal(await py('who', undefined, { session: 'one' }), 'NameError', 'arguments cannot pick a session');
+    await runtime.endSession('one');
+    await runtime.endSession('two');
+  });
+
   test('install_packages: installed in order, stopping at the first failure with the real error', async () => {
     const r = await python.executePython({ code: '1', install_packages: ['surely-missing-package-a', 'never-reached'] });
     assert.equal(r.ok, false);

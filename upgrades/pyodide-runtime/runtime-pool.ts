@@ -57,7 +57,7 @@ interface Refusal {
   hint: string;
 }
 
-/** Most sessions remembered as reclaimed, to tell them so at their next run. */
+/** Most sessions remembered as having lost their runtime, to tell them so at their next run. */
 const MAX_RECLAIMED = 4096;
 
 /**
@@ -70,7 +70,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   const sessions = new Map<string, Member>();
   const free: Member[] = [];
   const waiting: Waiter[] = [];
-  /** Sessions whose runtime was reclaimed while idle -> what to tell them. */
+  /** Sessions whose runtime was reclaimed while idle, or that ended -> what to tell them. */
   const reclaimed = new Map<string, string>();
   let handler: { h: ToolCallHandler | undefined; observe?: (call: BridgeCall) => void } | undefined;
   let modules: { path: string; source: string }[] | undefined;

@@ -3,7 +3,10 @@
 // built-in tool, through the ToolRunner like any call), on a booted system (confined child
 // processes, Node's default). Per pool size: the time until all 200 are done and each run's
 // latency (submitted -> result, so waiting for a runtime counts), medians and ranges over several
-// repetitions; and the resident memory one idle runtime adds (the RSS of its child process).
+// repetitions; the CPU the host and the children used for it (a call_tool costs the host's one
+// thread ~60 µs, which no pool can share out); the same for 200 runs of Python alone (no
+// call_tool), where the runtimes share nothing; and the resident memory one idle runtime adds
+// (the RSS of its child process).
 import { readFileSync, readdirSync } from 'node:fs';
 import { boot, type ArmatureSystem } from '../src/index.ts';
 import { tempDir } from '../test/helpers/temp-dir.ts';
@@ -16,6 +19,11 @@ const REPEATS = Number(process.env.ARMATURE_BENCH_POOL_REPEATS ?? 5);
 const SIZES = [1, 2, 4] as const;
 
 const CODE = `n = 0\nfor i in range(${CALLS}):\n    n += len(call_tool("read_file", {"path": "pool/tiny.txt"})["content"])\nn`;
+/** Python alone, ~10 ms a run: no call_tool, so nothing of the host's is shared between runtimes. */
+const COMPUTE = 'n = 0\nfor i in range(20000):\n    n += len(str(i)) * 3 % 7\nn';
+const COMPUTE_VALUE = 57370;
+/** ms per clock tick in `/proc/<pid>/stat` (USER_HZ is 100 on Linux). */
+const TICK_MS = 10;
 
 /** Resident memory of this process's children, by pid, in bytes (Linux `/proc`; empty elsewhere). */
 function childRss(): Map<number, number> {
@@ -41,24 +49,64 @@ function childRss(): Map<number, number> {
   return out;
 }
 
-/** One burst: 200 runs at once, each in a session of its own that ends with it. */
-async function burst(sys: ArmatureSystem, tag: string): Promise<{ totalMs: number; latencies: number[] }> {
+/** CPU time this process's children used so far, in ms (Linux `/proc`; 0 elsewhere). */
+function childCpuMs(): number {
+  let ms = 0;
+  try {
+    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(f[1]) === process.pid) ms += (Number(f[11]) + Number(f[12])) * TICK_MS;
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+  } catch {
+    // No /proc here.
+  }
+  return ms;
+}
+
+interface Burst {
+  totalMs: number;
+  latencies: number[];
+  hostCpuMs: number;
+  childCpuMs: number;
+}
+
+/** One burst: 200 runs of `code` at once, each in a session of its own that ends with it. */
+async function burst(sys: ArmatureSystem, tag: string, code = CODE, expected = CALLS * 4): Promise<Burst> {
+  const c0 = process.cpuUsage();
+  const k0 = childCpuMs();
   const t0 = performance.now();
   const latencies: number[] = [];
   await Promise.all(
     Array.from({ length: RUNS }, async (_, i) => {
       const session = `${tag}-${i}`;
       const s0 = performance.now();
-      const r = await sys.tools.executeTool<{ value: number }>('execute_python', { code: CODE }, { caller: 'test', session, timeoutMs: 600_000 });
+      const r = await sys.tools.executeTool<{ value: number }>('execute_python', { code }, { caller: 'test', session, timeoutMs: 600_000 });
       latencies.push(performance.now() - s0);
       sys.bus.emit('session:ended', { session });
-      if (!r.ok || r.value.value !== CALLS * 4) throw new Error(`runtime-pool bench: run ${session} failed: ${JSON.stringify(r).slice(0, 400)}`);
+      if (!r.ok || r.value.value !== expected) throw new Error(`runtime-pool bench: run ${session} failed: ${JSON.stringify(r).slice(0, 400)}`);
     }),
   );
-  return { totalMs: performance.now() - t0, latencies };
+  const totalMs = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { totalMs, latencies, hostCpuMs: (c.user + c.system) / 1000, childCpuMs: childCpuMs() - k0 };
 }
 
-async function measure(size: number): Promise<{ totals: number[]; p50: number[]; p99: number[]; idleRss: number[] }> {
+interface Measured {
+  totals: number[];
+  p50: number[];
+  p99: number[];
+  hostCpu: number[];
+  childCpu: number[];
+  compute: number[];
+  idleRss: number[];
+}
+
+async function measure(size: number): Promise<Measured> {
   const sys = await boot({
     dataDir: tempDir(`bench-pool-${size}`),
     config: { PyodideRuntime: { autoStart: false, poolSize: size, poolQueueLimit: RUNS, defaultTimeoutMs: 600_000 } },
@@ -73,16 +121,18 @@ async function measure(size: number): Promise<{ totals: number[]; p50: number[];
     // Warm-up: every runtime of the pool started (from the start-up snapshot) and used once.
     await burst(sys, 'warm');
     const idle = [...childRss()].filter(([pid]) => !before.has(pid)).map(([, rss]) => rss);
-    const totals: number[] = [];
-    const p50: number[] = [];
-    const p99: number[] = [];
+    const m: Measured = { totals: [], p50: [], p99: [], hostCpu: [], childCpu: [], compute: [], idleRss: idle };
+    await burst(sys, 'warm-compute', COMPUTE, COMPUTE_VALUE);
     for (let r = 0; r < REPEATS; r++) {
       const b = await burst(sys, `r${r}`);
-      totals.push(b.totalMs);
-      p50.push(percentile(b.latencies, 50));
-      p99.push(percentile(b.latencies, 99));
+      m.totals.push(b.totalMs);
+      m.p50.push(percentile(b.latencies, 50));
+      m.p99.push(percentile(b.latencies, 99));
+      m.hostCpu.push(b.hostCpuMs);
+      m.childCpu.push(b.childCpuMs);
+      m.compute.push((await burst(sys, `c${r}`, COMPUTE, COMPUTE_VALUE)).totalMs);
     }
-    return { totals, p50, p99, idleRss: idle };
+    return m;
   } finally {
     await sys.dispose();
   }
@@ -90,9 +140,10 @@ async function measure(size: number): Promise<{ totals: number[]; p50: number[];
 
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const results = new Map<number, Awaited<ReturnType<typeof measure>>>();
+  const results = new Map<number, Measured>();
   for (const size of SIZES) results.set(size, await measure(size));
   const single = percentile(results.get(1)!.totals, 50);
+  const singleCompute = percentile(results.get(1)!.compute, 50);
   for (const size of SIZES) {
     const m = results.get(size)!;
     const name = `pool of ${size}`;
@@ -100,9 +151,17 @@ export async function run(): Promise<BenchRow[]> {
       medianRow(suite, `${name}: ${RUNS} runs x ${CALLS} call_tool, all done`, m.totals, 'ms', size === 2 ? { text: `<= 0.6x pool of 1 (${(single * 0.6).toFixed(0)} ms)`, pass: (v) => v <= single * 0.6 } : undefined),
       medianRow(suite, `${name}: per-run latency p50`, m.p50, 'ms'),
       medianRow(suite, `${name}: per-run latency p99`, m.p99, 'ms'),
+      medianRow(suite, `${name}: host CPU for the ${RUNS * CALLS} call_tool runs`, m.hostCpu, 'ms'),
+      medianRow(suite, `${name}: children's CPU for them`, m.childCpu, 'ms'),
+      medianRow(suite, `${name}: ${RUNS} runs of Python alone, all done`, m.compute, 'ms'),
     );
     if (m.idleRss.length) rows.push(medianRow(suite, `${name}: RSS per idle runtime (child process)`, m.idleRss.map((b) => b / 1024 / 1024), 'MB'));
-    if (size !== 1) rows.push(medianRow(suite, `${name}: all done, relative to pool of 1`, m.totals.map((t) => t / single), 'x'));
+    if (size !== 1) {
+      rows.push(
+        medianRow(suite, `${name}: call_tool runs, relative to pool of 1`, m.totals.map((t) => t / single), 'x'),
+        medianRow(suite, `${name}: Python alone, relative to pool of 1`, m.compute.map((t) => t / singleCompute), 'x'),
+      );
+    }
   }
   return rows;
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import puppeteer, { type Page } from 'puppeteer-core';
+import { BROWSER_EXTERNALS } from '../../src/server/build-dashboard.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { projectRoot } from '../../src/platform/node.ts';
 
@@ -16,7 +17,7 @@ export async function withBenchPage<T>(entry: string | undefined, drive: (page: 
   const entries: Record<string, string> = { 'pyodide-worker': join(projectRoot, 'upgrades/pyodide-runtime/worker.ts') };
   if (entry) entries.page = join(projectRoot, entry);
   else entries.main = join(projectRoot, 'src/dashboard/main.ts');
-  await esbuild.build({ entryPoints: entries, outdir: outDir, bundle: true, splitting: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, external: ['node:*'], logLevel: 'warning' });
+  await esbuild.build({ entryPoints: entries, outdir: outDir, bundle: true, splitting: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, external: BROWSER_EXTERNALS, logLevel: 'warning' });
   const html = entry
     ? '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="/dist/page.js"></script>'
     : readFileSync(join(projectRoot, 'src/dashboard/index.html'), 'utf8');

@@ -35,6 +35,12 @@ export interface BuildOptions {
 }
 
 /**
+ * What a browser bundle of Armature leaves out: Node-only adapters are imported dynamically behind
+ * an environment check and never run there; so is the MCP stdio transport, which spawns processes.
+ */
+export const BROWSER_EXTERNALS = ['node:*', '@modelcontextprotocol/sdk/client/stdio.js'];
+
+/**
  * Bundles the dashboard page (`src/dashboard/main.ts`), the Pyodide worker and the confined
  * worker's script with esbuild into `outDir`, and copies the page's HTML there, so `outDir` is
  * everything `startServer` serves.
@@ -57,9 +63,7 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
     minify: options.minify ?? true,
     sourcemap: options.sourcemap ?? true,
     metafile: true,
-    // Node-only adapters are imported dynamically behind an environment check and never run here;
-    // so is the MCP stdio transport, which spawns processes.
-    external: ['node:*', '@modelcontextprotocol/sdk/client/stdio.js'],
+    external: BROWSER_EXTERNALS,
     conditions: ['browser', 'production'],
     logLevel: 'warning',
   });

@@ -18,7 +18,8 @@ const bus = createEventBus({ historySize: 2000 });
 async function mcpServers(): Promise<Record<string, unknown> | undefined> {
   try {
     const res = await fetch('/__armature/mcp-servers.json');
-    return res.ok ? ((await res.json()) as Record<string, unknown>) : undefined;
+    // 204: the server was started without --mcp-config.
+    return res.status === 200 ? ((await res.json()) as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

@@ -18,7 +18,7 @@ type Next = () => Promise<unknown>;
 /** Path of the project snapshot endpoint the browser platform reads. */
 export const PROJECT_SNAPSHOT_PATH = '/__armature/project.json';
 
-/** Path of the `--mcp-config` servers `armature start` hands to the page (absent without one). */
+/** Path of the `--mcp-config` servers `armature start` hands to the page (204 No Content without one). */
 export const MCP_SERVERS_PATH = '/__armature/mcp-servers.json';
 
 /**

@@ -79,6 +79,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         res.setHeader('Content-Security-Policy', SANDBOX_WORKER_CSP);
         res.setHeader('Cache-Control', 'no-store');
         res.end(await readFile(join(outDir, SANDBOX_WORKER_FILE)));
+      } else if (url.pathname === MCP_SERVERS_PATH && !options.mcpServers) {
+        // No --mcp-config: nothing to hand on, which is not an error (the page asks on every load).
+        res.statusCode = 204;
+        res.setHeader('Cache-Control', 'no-store');
+        res.end();
       } else if (url.pathname === MCP_SERVERS_PATH && options.mcpServers) {
         res.setHeader('Content-Type', 'application/json');
         res.setHeader('Cache-Control', 'no-store');

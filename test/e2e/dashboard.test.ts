@@ -15,6 +15,8 @@ const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url
 let server: RunningServer;
 let browser: Browser;
 let page: Page;
+/** Responses of 400 or more the page got (status and URL). */
+const failedRequests: string[] = [];
 
 // Page-side helpers as plain source: functions passed to evaluate() must not carry the helpers
 // the TypeScript loader adds to named functions.
@@ -76,6 +78,7 @@ before(async () => {
   page = await browser.newPage();
   await page.evaluateOnNewDocument(PAGE_HELPERS);
   await page.setViewport({ width: 1400, height: 1100 });
+  page.on('response', (r) => void (r.status() >= 400 && failedRequests.push(`${r.status()} ${r.url()}`)));
   // A fresh IndexedDB per run: the page persists the workspace across loads.
   await page.goto(server.url, { waitUntil: 'load' });
   await page.evaluate(() => new Promise((r) => { const req = indexedDB.deleteDatabase('armature:workspace'); req.onsuccess = req.onerror = req.onblocked = () => r(null); }));
@@ -85,6 +88,13 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+});
+
+test('a newcomer\'s load of the dashboard asks for nothing the server cannot give', async () => {
+  await page.waitForFunction(() => !!(window as unknown as { armature?: unknown }).armature, { timeout: 90_000 });
+  assert.deepEqual(failedRequests, []);
+  const res = await fetch(new URL('/__armature/mcp-servers.json', server.url));
+  assert.equal(res.status, 204, 'no --mcp-config: nothing to hand on, and no error');
 });
 
 test('the server serves the confined worker\'s script with its CSP, and agent code runs in it', async () => {

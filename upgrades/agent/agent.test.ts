@@ -51,12 +51,17 @@ async function setup(s: Setup) {
   };
   const runner = createToolRunner({ bus, persona });
   let releaseSlow: () => void = () => {};
+  let markSlowStarted: () => void = () => {};
+  const slowStarted = new Promise<void>((r) => (markSlowStarted = r));
   let interrupted = 0;
   const sessions: (string | undefined)[] = [];
   runner.registerTools(DECLS, async (name, args, call) => {
     sessions.push(call.session);
     if (name === 'add') return (args.a as number) + (args.b as number);
-    if (name === 'slow') return new Promise((r) => (releaseSlow = () => r('slow done')));
+    if (name === 'slow') {
+      markSlowStarted();
+      return new Promise((r) => (releaseSlow = () => r('slow done')));
+    }
     if (name === 'execute_python') return { value: 42, stdout: `ran: ${String(args.code)}\n`, stderr: '', executionTime: 1 };
     return { ok: true };
   });
@@ -74,7 +79,7 @@ async function setup(s: Setup) {
     modelFactory: async () => model,
     maxRetries: 0,
   });
-  return { bus, agent, model, runner, workspace, store, sessions, release: () => releaseSlow(), interrupted: () => interrupted };
+  return { bus, agent, model, runner, workspace, store, sessions, release: () => releaseSlow(), slowStarted, interrupted: () => interrupted };
 }
 
 const eventsOf = (bus: ReturnType<typeof createEventBus>, prefix = 'agent:') => bus.history().filter((r) => r.type.startsWith(prefix));
@@ -158,7 +163,7 @@ test('maxSteps stops a model that never answers, with reason max-steps', async (
 test('abort stops a run during a tool call; the runtime stays usable', async () => {
   const f = await setup({ persona: { toolMode: 'direct' }, turns: [{ toolCalls: [{ name: 'slow', args: {} }] }, { text: 'second run' }] });
   const run = f.agent.run({ goal: 'wait' });
-  await new Promise((r) => setTimeout(r, 20));
+  await f.slowStarted;
   assert.equal(f.agent.activeRuns().length, 1);
   f.agent.abort();
   f.release();
@@ -236,11 +241,12 @@ test('usage is summed per turn and per run summary across a follow-up, which sur
 test('a run interrupted mid-call is continued with an INTERRUPTED result for the unanswered call', async () => {
   const f = await setup({ persona: { toolMode: 'direct' }, turns: [{ toolCalls: [{ name: 'slow', args: {} }] }, { text: 'resumed' }] });
   const run = f.agent.run({ goal: 'wait' });
-  await new Promise((r) => setTimeout(r, 20));
+  await f.slowStarted;
   // Simulate a reload: the transcript has the call but no result yet.
   const { runId } = f.agent.listRuns()[0]!;
-  await new Promise((r) => setTimeout(r, 10));
-  const snapshot = f.workspace.area('runs').readText(`${runId}.jsonl`)!;
+  const transcript = () => f.workspace.area('runs').readText(`${runId}.jsonl`) ?? '';
+  for (let i = 0; i < 500 && !transcript().includes('"slow"'); i++) await new Promise((r) => setTimeout(r, 10));
+  const snapshot = transcript();
   f.agent.abort();
   f.release();
   await run;

@@ -6,12 +6,15 @@
  * over fd 3: API calls in, results, events and state out; `call_tool`, fetches and the start-up
  * snapshot cache go to the host, which decides. Python runs in the worker, confined (`worker/confine.ts`).
  */
+import { readFile } from 'node:fs/promises';
 import { Socket } from 'node:net';
+import { join } from 'node:path';
 import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { encodeFrame, FrameReader, FrameTooLargeError } from '../../src/sandbox/frames.ts';
 import type { Fetched } from '../../src/sandbox/protocol.ts';
 import { toWireError } from '../../src/sandbox/agent-scope.ts';
 import { ToChildSchema, type ChildOptions, type FromChild, type Method } from './process-protocol.ts';
+import { childSnapshotFile, SNAPSHOT_KEY } from './process-snapshots.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
 import { createWorkerRuntime } from './runtime.ts';
 import { resolveOptions } from './runtime-options.ts';
@@ -97,11 +100,33 @@ function cacheOp(req: { op: 'get' | 'delete'; key: string } | { op: 'put'; key: 
   });
 }
 
+/** The host's snapshot cache folder, when this child may read its snapshots there itself. */
+let snapshotFolder: string | undefined;
+
+/**
+ * This child's snapshot under `key`, read from the host's cache folder: `undefined` when there is
+ * none, `null` when it cannot be read here (then the host is asked).
+ */
+async function readOwnSnapshot(key: string): Promise<Uint8Array | undefined | null> {
+  if (!snapshotFolder || !SNAPSHOT_KEY.test(key)) return null;
+  try {
+    const b = await readFile(join(snapshotFolder, childSnapshotFile(key)));
+    // The worker is given the buffer itself: hand over one that holds exactly these bytes.
+    return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? new Uint8Array(b.buffer) : new Uint8Array(b);
+  } catch (e) {
+    return (e as { code?: string }).code === 'ENOENT' ? undefined : null;
+  }
+}
+
 /** The start-up snapshot cache: the host keeps the blobs (this child may write nowhere but its package folder). */
 const snapshotCache: BlobCache = {
-  // A copy: the bytes arrive as a view into the received frame, at any offset; the worker is
-  // given the buffer itself and reads it as 32-bit words.
-  get: async (key) => ((await cacheOp({ op: 'get', key })) as Uint8Array | undefined)?.slice(),
+  get: async (key) => {
+    const own = await readOwnSnapshot(key);
+    if (own !== null) return own;
+    // A copy: the bytes arrive as a view into the received frame, at any offset; the worker is
+    // given the buffer itself and reads it as 32-bit words.
+    return ((await cacheOp({ op: 'get', key })) as Uint8Array | undefined)?.slice();
+  },
   put: async (key, bytes) => void (await cacheOp({ op: 'put', key, bytes })),
   delete: async (key) => void (await cacheOp({ op: 'delete', key })),
   keys: () => cacheOp({ op: 'keys' }) as Promise<string[]>,
@@ -178,7 +203,8 @@ function fetchViaHost(req: { url: string; method: string; headers: [string, stri
 function start(options: ChildOptions, modules: { path: string; source: string }[]): void {
   maxSend = Math.max(options.maxResultBytes, options.maxSyncBytes, options.maxToolArgBytes, 32 * 1024 * 1024) + 1024 * 1024;
   spinner = new LoopSpinner(options.requestPollMs);
-  const { snapshot, ...rest } = options;
+  const { snapshot, snapshotFolder: folder, ...rest } = options;
+  snapshotFolder = folder;
   const o = resolveOptions({ ...rest, isolation: 'thread', modules: () => modules, snapshot: snapshot ? 'persist' : 'off', snapshotCache });
   // The worker confines Python; what its policy allows the host performs.
   o.confine = true;

@@ -16,7 +16,7 @@ import { ToolPipeReader } from '../../src/bridge/tool-pipe.ts';
 import { directWriter, type ChildCallAnswerer } from './process-calls.ts';
 import { childPackageDir, insideGrant, localDir } from './process-paths.ts';
 import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
-import { answerCache } from './process-snapshots.ts';
+import { answerCache, childSnapshotFolder } from './process-snapshots.ts';
 import { secretId } from './ids.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
@@ -211,11 +211,13 @@ export class ChildConnection {
     // Packages downloaded by the child go to a folder of its own, the only one it may write:
     // never the one an unconfined runtime installs from.
     const packageDir = await childPackageDir(o);
+    // The child reads its start-up snapshot from the cache folder itself (it writes through us).
+    const snapshotFolder = childSnapshotFolder(o);
     const { child, workerUrl, indexURL } = await startPythonChild({
       memoryMb: o.processMemoryMb,
       maxFrameBytes: this.maxFrameBytes,
       indexDir,
-      read: mirror ? [mirror] : [],
+      read: [...(mirror ? [mirror] : []), ...(snapshotFolder ? [snapshotFolder] : [])],
       write: packageDir ? [insideGrant(packageDir)] : [],
     });
     let sayHello!: () => void;
@@ -273,6 +275,7 @@ export class ChildConnection {
       transport: o.transport,
     };
     if (packageDir) options.packageCacheDir = packageDir;
+    if (snapshotFolder) options.snapshotFolder = snapshotFolder;
     this.post(l, { type: 'start', id: 'start', options, modules: this.modules });
     if (this.starts++ > 0) this.replaced++;
     return l;

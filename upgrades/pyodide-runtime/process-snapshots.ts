@@ -14,9 +14,17 @@ import type { ResolvedOptions } from './runtime-options.ts';
  */
 const childSnapshots = new Map<string, Uint8Array>();
 /** The keys a child may use: those `snapshot-store.ts` makes. */
-const SNAPSHOT_KEY = /^pyodide-[\w.+-]{1,40}-[0-9a-f]{8,64}\.snapshot$/;
+export const SNAPSHOT_KEY = /^pyodide-[\w.+-]{1,40}-[0-9a-f]{8,64}\.snapshot$/;
 /** Appended to the key of a child's snapshot in the host's cache (see above). */
 const CHILD_SUFFIX = '.confined';
+/** The file (in the host's cache folder) of a child's snapshot under `key`. */
+export const childSnapshotFile = (key: string): string => key + CHILD_SUFFIX;
+
+/** The folder a child may read its snapshots from itself: the disk cache's, when snapshots persist there. */
+export function childSnapshotFolder(o: ResolvedOptions): string | undefined {
+  return o.snapshot === 'persist' ? o.snapshotCache?.folder : undefined;
+}
+
 /** Largest snapshot a child may store (Pyodide's are ~20 MB). */
 const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 
@@ -37,7 +45,7 @@ export async function answerCache(o: ResolvedOptions, msg: Extract<FromChild, { 
       value = keys.filter((k) => SNAPSHOT_KEY.test(k));
     } else {
       if (!SNAPSHOT_KEY.test(msg.key)) throw new Error(`${JSON.stringify(msg.key.slice(0, 80))} is not a start-up snapshot key`);
-      const key = msg.key + CHILD_SUFFIX;
+      const key = childSnapshotFile(msg.key);
       if (msg.op === 'get') value = disk ? await disk.get(key) : childSnapshots.get(key)?.slice();
       else if (msg.op === 'delete') await (disk ? disk.delete(key) : childSnapshots.delete(key));
       else if (msg.bytes.byteLength > MAX_SNAPSHOT_BYTES) throw new Error(`a snapshot of ${msg.bytes.byteLength} bytes is over the ${MAX_SNAPSHOT_BYTES}-byte limit`);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDirectoryCache } from '../../src/platform/node-cache.ts';
+import type { BlobCache } from '../../src/platform/platform.ts';
 import { buildWheel } from '../../test/helpers/wheel.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { createPyodideRuntime, type PyodideRuntimeOptions } from './runtime.ts';
@@ -170,6 +171,37 @@ test("a confined child's snapshot is never restored by an unconfined runtime, no
   assert.equal(await start('process'), true);
   assert.equal(await start('thread'), true);
   assert.deepEqual(await cache.keys(), [key, key + CONFINED]);
+});
+
+test('a confined child reads its snapshot from the cache folder itself; without a folder the host sends it', async () => {
+  const dir = join(tempDir('snapshot-own-read'), 'cache');
+  const disk = openDirectoryCache(dir);
+  const asked: string[] = [];
+  /** The cache as the host sees it, counting the snapshots it is asked for; `folder` only when kept. */
+  const counted = (withFolder: boolean): BlobCache => ({
+    ...(withFolder ? { folder: disk.folder } : {}),
+    get: (key) => (asked.push(key), disk.get(key)),
+    put: (key, bytes) => disk.put(key, bytes),
+    delete: (key) => disk.delete(key),
+    keys: () => disk.keys(),
+  });
+  const start = async (cache: BlobCache) => {
+    forgetMemorySnapshots();
+    const rt = createPyodideRuntime({ snapshotCache: cache, isolation: 'process' }, { emit: () => undefined });
+    await rt.init();
+    const state = { fromSnapshot: rt.getState().fromSnapshot, two: await rt.execute('1 + 1') };
+    await rt.dispose();
+    return state;
+  };
+  assert.equal((await start(counted(true))).fromSnapshot, false, 'the first start makes it');
+  asked.length = 0;
+  const own = await start(counted(true));
+  assert.equal(own.fromSnapshot, true);
+  assert.equal(own.two.ok && own.two.value, 2);
+  assert.deepEqual(asked, [], 'the child read the file itself');
+  const sent = await start(counted(false));
+  assert.equal(sent.fromSnapshot, true);
+  assert.deepEqual(asked, [(await snapshotKey()) + CONFINED], 'a cache without a folder is asked through the host');
 });
 
 test('a snapshot option the runtime does not know is refused, naming the value', () => {

@@ -1,5 +1,6 @@
 /**
- * One version of an agent-made thing as its history tools (`tool_history`, `upgrade_history`)
+ * How agent-made changes are shown to the agent: the status its create/update tool answers, and
+ * one version of a thing as its history tools (`tool_history`, `upgrade_history`)
  * show it: what the change record holds, dates as ISO text, tests as counts.
  */
 import type { ChangeRecord } from './change-contract.ts';
@@ -25,4 +26,9 @@ export function historyEntry(r: ChangeRecord) {
     ...(r.endedAt ? { endedAt: new Date(r.endedAt).toISOString() } : {}),
     tests: { passed: r.tests.filter((t) => t.ok).length, total: r.tests.length },
   };
+}
+
+/** The status a create/update tool answers for change `r`: in force, waiting for a person, or not taken. */
+export function answerStatus(r: ChangeRecord): 'active' | 'pending' | 'rejected' {
+  return r.status === 'active' || r.status === 'pending' ? r.status : 'rejected';
 }

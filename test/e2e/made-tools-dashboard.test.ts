@@ -5,8 +5,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -16,6 +14,7 @@ import { projectRoot } from '../../src/platform/node.ts';
 import type { ToolChangeAnswer } from '../../upgrades/made-tools/made-tools.ts';
 import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
 import { DashboardDriver, launchChromium, value } from '../helpers/dashboard-driver.ts';
+import { startProbe, type ProbeServer } from '../helpers/probe-server.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -24,8 +23,7 @@ let browser: Browser;
 let page: Page;
 let d: DashboardDriver;
 let model: ScriptedModelServer;
-let probe: Server;
-const hits: string[] = [];
+let probe: ProbeServer;
 
 const call = <T = unknown>(name: string, args: unknown, caller = 'agent') => d.call<T>(name, args, caller);
 const widgetText = () => d.textOf('changes-widget >>> section.card');
@@ -40,12 +38,7 @@ before(async () => {
   await buildDashboard({ root: projectRoot, outDir, minify: false });
   server = await startServer({ root: projectRoot, outDir, port: 0 });
   model = await startScriptedModelServer();
-  probe = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.writeHead(200, { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' });
-    res.end('{}');
-  });
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  probe = await startProbe();
   browser = await launchChromium();
   page = await browser.newPage();
   await page.setViewport({ width: 1400, height: 1400 });
@@ -57,7 +50,7 @@ after(async () => {
   await browser?.close();
   await server?.close();
   await model?.close();
-  await new Promise((r) => probe?.close(r));
+  await probe?.close();
 });
 
 test('the agent\'s JavaScript tool waits as pending until the Approve button is pressed; then it is a tool at once', async () => {
@@ -103,7 +96,7 @@ test('after a page reload both tools are in force again, from IndexedDB', async 
 });
 
 test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, process or a Node built-in gets an error; the page is untouched', async () => {
-  const origin = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  const { origin } = probe;
   const attempts: Record<string, [string, string]> = {
     dom: ["document.title = 'taken over'; return document.title;", 'document is not defined'],
     indexeddb: ["return indexedDB.open('made-escape');", 'indexedDB is not defined'],
@@ -129,7 +122,7 @@ test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, proc
   assert.equal(await page.title(), title);
   const dbs = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
   assert.ok(!dbs.includes('made-escape'), `databases: ${dbs}`);
-  assert.deepEqual(hits, [], 'no request reached the server');
+  assert.deepEqual(probe.hits, [], 'no request reached the server');
 });
 
 test('a person reviews an update on the widget — its code, its diff, its tests — and rejects it with the Reject button', async () => {

@@ -5,9 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { ChangesApi } from '../../src/kernel/change-contract.ts';
 import type { ToolResult } from '../../src/kernel/tool-contract.ts';
@@ -19,6 +17,7 @@ import { NUMBERS_FILE } from '../helpers/agent-task.ts';
 import { BAD, FILE_SIZE, SLUGIFY, SLUGIFY_V2, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
 import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { startProbe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const data = tempDir('made-tools');
@@ -115,13 +114,8 @@ test('a JavaScript tool reaches other tools only through call_tool, within its p
 });
 
 test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, process or a Node built-in gets an error; nothing happens outside', async () => {
-  const hits: string[] = [];
-  const probe = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.end('{}');
-  });
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const origin = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  const probe = await startProbe();
+  const { origin, hits } = probe;
   const marker = join(tempDir('made-escape'), 'escaped.txt');
   try {
     const attempts: Record<string, [string, string]> = {
@@ -148,7 +142,7 @@ test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, proc
     assert.deepEqual(hits, [], 'no request reached the server');
     assert.equal(existsSync(marker), false, 'no file was written');
   } finally {
-    await new Promise((r) => probe.close(r));
+    await probe.close();
   }
 });
 

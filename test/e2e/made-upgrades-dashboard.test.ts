@@ -7,8 +7,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
@@ -18,6 +16,7 @@ import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import type { UpgradeChangeAnswer } from '../../upgrades/made-upgrades/index.ts';
 import { notesIndexScript } from '../helpers/made-upgrade-fixtures.ts';
 import { DashboardDriver, launchChromium, value } from '../helpers/dashboard-driver.ts';
+import { startProbe, type ProbeServer } from '../helpers/probe-server.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -26,8 +25,7 @@ let browser: Browser;
 let page: Page;
 let d: DashboardDriver;
 let model: ScriptedModelServer;
-let probe: Server;
-const hits: string[] = [];
+let probe: ProbeServer;
 type Win = { armature: { tools: { executeTool(n: string, a: unknown, o: unknown): Promise<unknown> }; resolve(id: string): Promise<{ run(o: unknown): Promise<unknown> }>; modules: { id: string; state: string }[] } };
 
 const call = <T = unknown>(name: string, args: unknown, caller = 'ui') => d.call<T>(name, args, caller);
@@ -44,12 +42,7 @@ before(async () => {
   await buildDashboard({ root: projectRoot, outDir, minify: false });
   server = await startServer({ root: projectRoot, outDir, port: 0 });
   model = await startScriptedModelServer();
-  probe = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.writeHead(200, { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' });
-    res.end('{}');
-  });
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  probe = await startProbe();
   browser = await launchChromium();
   page = await browser.newPage();
   await page.setViewport({ width: 1400, height: 1600 });
@@ -62,7 +55,7 @@ after(async () => {
   await browser?.close();
   await server?.close();
   await model?.close();
-  await new Promise((r) => probe?.close(r));
+  await probe?.close();
 });
 
 test('the agent builds the notes index; a person approves its three changes in order; its card appears and follows the workspace', async () => {
@@ -127,7 +120,7 @@ test('?safe boots only what the persona file names and lists the agent-made chan
 });
 
 test('an upgrade that tries the DOM, IndexedDB, the network or Node built-ins gets errors; the page is untouched', async () => {
-  const origin = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  const { origin } = probe;
   const attempts: Record<string, [string, string]> = {
     dom: ["document.title = 'taken over'; return document.title;", 'document is not defined'],
     indexeddb: ["return indexedDB.open('upgrade-escape');", 'indexedDB is not defined'],
@@ -155,5 +148,5 @@ test('an upgrade that tries the DOM, IndexedDB, the network or Node built-ins ge
   assert.equal(await page.title(), title);
   const dbs = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
   assert.ok(!dbs.includes('upgrade-escape'), `databases: ${dbs}`);
-  assert.deepEqual(hits, [], 'no request reached the server');
+  assert.deepEqual(probe.hits, [], 'no request reached the server');
 });

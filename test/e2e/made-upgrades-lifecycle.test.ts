@@ -6,8 +6,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { ChangesApi } from '../../src/kernel/change-contract.ts';
@@ -17,6 +15,7 @@ import type { MadeUpgradesApi, UpgradeChangeAnswer } from '../../upgrades/made-u
 import type { WorkspaceApi } from '../../upgrades/workspace/workspace.ts';
 import { BROKEN_INIT_CODE, MARKDOWN_ONLY_CODE, NOTES_INDEX_BLUEPRINT, notesIndexUpgrade } from '../helpers/made-upgrade-fixtures.ts';
 import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';
+import { startProbe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const data = tempDir('made-upgrades-life');
@@ -156,13 +155,8 @@ test('a checklist item no test proves, or a test that fails, rejects the upgrade
 });
 
 test('an upgrade that tries the DOM, IndexedDB, the network or Node built-ins gets errors; nothing changes outside its folder', async () => {
-  const hits: string[] = [];
-  const probe = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.end('{}');
-  });
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const origin = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  const probe = await startProbe();
+  const { origin, hits } = probe;
   const marker = join(tempDir('upgrade-escape'), 'escaped.txt');
   const workspace = await sys.resolve<WorkspaceApi>('Workspace');
   const changesBefore = workspace.area('changes').list().map((f) => f.path).sort();
@@ -194,7 +188,7 @@ test('an upgrade that tries the DOM, IndexedDB, the network or Node built-ins ge
     const changesAfter = workspace.area('changes').list().map((f) => f.path).sort();
     assert.ok(!changesAfter.some((p) => p.includes('evil')) && changesBefore.every((p) => changesAfter.includes(p)));
   } finally {
-    await new Promise((r) => probe.close(r));
+    await probe.close();
   }
 });
 

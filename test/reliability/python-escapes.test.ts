@@ -3,27 +3,15 @@
 // process started, no request received, no event forged).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
 import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
+import { startProbe as probe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { REACH_SCAN } from '../helpers/python-reach-scan.ts';
 
-/** A local HTTP server, CORS open, that records every request. */
-async function probe(): Promise<{ origin: string; hits: string[]; close(): Promise<void> }> {
-  const hits: string[] = [];
-  const server: Server = createServer((req, res) => {
-    hits.push(`${req.method} ${req.url}`);
-    res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
-    res.end(JSON.stringify({ probe: true, path: req.url }));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, close: () => new Promise((r) => server.close(() => r())) };
-}
 
 /** The confined child's pid (a child of this process whose command line runs the Python child). */
 function childPids(): string[] {

@@ -5,6 +5,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
+import { answerStatus } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import type { MadeBlueprintContent } from './blueprint-kind.ts';
@@ -32,7 +33,7 @@ function nextId(changes: ChangesApi, taken: ReadonlySet<string>): string {
 
 /** The answer to a proposed blueprint change. */
 export function blueprintAnswer(r: ChangeRecord): BlueprintChangeAnswer {
-  const status = r.status === 'active' || r.status === 'pending' ? r.status : 'rejected';
+  const status = answerStatus(r);
   const answer: BlueprintChangeAnswer = {
     id: r.target,
     version: r.version,

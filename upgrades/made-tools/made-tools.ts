@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { historyEntry } from '../../src/kernel/change-history.ts';
+import { answerStatus, historyEntry } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -39,7 +39,7 @@ export interface MadeToolHandlersOptions {
 
 /** The answer to a proposed tool change. */
 export function answerOf(r: ChangeRecord): ToolChangeAnswer {
-  const status = r.status === 'active' || r.status === 'pending' ? r.status : 'rejected';
+  const status = answerStatus(r);
   const answer: ToolChangeAnswer = {
     name: r.target,
     version: r.version,

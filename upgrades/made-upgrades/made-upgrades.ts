@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { historyEntry } from '../../src/kernel/change-history.ts';
+import { answerStatus, historyEntry } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
@@ -36,7 +36,7 @@ export interface MadeUpgradeHandlersOptions {
 
 /** The answer to a proposed upgrade change. */
 export function upgradeAnswer(r: ChangeRecord, runs: (id: string) => boolean, content?: MadeUpgradeContent): UpgradeChangeAnswer {
-  const status = r.status === 'active' || r.status === 'pending' ? r.status : 'rejected';
+  const status = answerStatus(r);
   const answer: UpgradeChangeAnswer = {
     id: r.target,
     version: r.version,

@@ -1,4 +1,5 @@
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
+import { answerStatus } from '../../src/kernel/change-history.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -34,7 +35,7 @@ export const metadata: UpgradeMetadata = {
 
 /** What `update_persona` answers. */
 function answerOf(r: ChangeRecord, content: PersonaOverlayContent) {
-  const status = r.status === 'active' || r.status === 'pending' ? r.status : 'rejected';
+  const status = answerStatus(r);
   return {
     persona: r.target,
     version: r.version,

@@ -18,7 +18,7 @@ import { ChildConnection } from './process-connection.ts';
 import { ExecuteAnswerSchema, InstallAnswerSchema, PackagesAnswerSchema, SyncAnswerSchema } from './process-protocol.ts';
 import type { PackageInfo, PythonErrorInfo } from './protocol.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from './runtime-options.ts';
-import { applyOut } from './workspace-sync.ts';
+import { applyOut, filesIn } from './workspace-sync.ts';
 import type { ExecuteResult, InstallResult, RuntimeCore, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from './runtime-types.ts';
 import { cycleError, cycleFailure } from './tool-call-scope.ts';
 
@@ -134,19 +134,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       if (refused) throw refused;
       const ws = host.workspace;
       if (!ws) throw new Error('[syncWorkspace] no workspace is connected to this runtime (load the Workspace upgrade)');
-      const files: { path: string; data: Uint8Array; mtime: number }[] = [];
-      const skipped: string[] = [];
-      if (direction === 'in' || direction === 'both') {
-        let bytes = 0;
-        for (const f of ws.list()) {
-          if (bytes + f.size > o.maxSyncBytes) {
-            skipped.push(f.path);
-            continue;
-          }
-          bytes += f.size;
-          files.push({ path: f.path, data: ws.read(f.path), mtime: f.mtime });
-        }
-      }
+      const { files, skipped } = direction === 'out' ? { files: [], skipped: [] } : filesIn(ws, o.maxSyncBytes);
       const r = await conn.rpc('syncWorkspace', [direction, files]);
       if (!r.ok) throw Object.assign(new Error(`[syncWorkspace] ${r.error.message}`), { info: r.error });
       const answer = SyncAnswerSchema.safeParse(r.value);

@@ -58,7 +58,7 @@ import { inNode } from './worker-handle.ts';
 import type { PyodideRuntimeApi, RuntimeCore, RuntimeHost, SyncReport, ToolCallHandler } from './runtime-types.ts';
 import { createRuntimePool } from './runtime-pool.ts';
 import { resolvePoolOptions } from './pool-options.ts';
-import { applyOut } from './workspace-sync.ts';
+import { applyOut, filesIn } from './workspace-sync.ts';
 import { cycleError, cycleFailure } from './tool-call-scope.ts';
 import { ToolCallAnswerer } from './tool-calls.ts';
 import type { WorkerSession } from './worker-session.ts';
@@ -244,17 +244,9 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
         const l = await supervisor.ensureLive();
         const report: SyncReport = { direction };
         if (direction === 'in' || direction === 'both') {
-          const files: { path: string; data: Uint8Array; mtime: number }[] = [];
-          const skipped: string[] = [];
-          let bytes = 0;
-          for (const f of ws.list()) {
-            if (bytes + f.size > o.maxSyncBytes) {
-              skipped.push(f.path);
-              continue;
-            }
-            bytes += f.size;
-            files.push({ path: f.path, data: ws.read(f.path).slice(), mtime: f.mtime });
-          }
+          // Copies: the buffers are transferred to the worker, and the workspace keeps its own.
+          const { files: own, skipped, bytes } = filesIn(ws, o.maxSyncBytes);
+          const files = own.map((f) => ({ ...f, data: f.data.slice() }));
           const r = await l.request({ type: 'write-files', root: '/workspace', files }, files.map((f) => f.data.buffer as ArrayBuffer));
           if (!r.ok) throw new Error(`[syncWorkspace] writing into Python failed: ${r.error.message}`);
           for (const f of files) synced[f.path] = f.mtime;

@@ -1,9 +1,28 @@
 /**
- * The host's half of `syncWorkspace` 'out', shared by both isolations: what Python changed is
- * applied to the workspace only as far as the caller may (PythonTool passes the persona's
- * write_file and delete_file permissions).
+ * The host's halves of `syncWorkspace`, shared by both isolations: the files that go in, within
+ * the byte limit; and what Python changed, applied to the workspace only as far as the caller may
+ * (PythonTool passes the persona's write_file and delete_file permissions).
  */
 import type { SyncOptions, SyncReport, WorkspaceLike } from './runtime-types.ts';
+
+/**
+ * The workspace's files to copy into Python, in list order, as long as they fit in `maxBytes`
+ * together; those that do not are `skipped` (by path). `data` is the workspace's own bytes.
+ */
+export function filesIn(ws: WorkspaceLike, maxBytes: number): { files: { path: string; data: Uint8Array; mtime: number }[]; skipped: string[]; bytes: number } {
+  const files: { path: string; data: Uint8Array; mtime: number }[] = [];
+  const skipped: string[] = [];
+  let bytes = 0;
+  for (const f of ws.list()) {
+    if (bytes + f.size > maxBytes) {
+      skipped.push(f.path);
+      continue;
+    }
+    bytes += f.size;
+    files.push({ path: f.path, data: ws.read(f.path), mtime: f.mtime });
+  }
+  return { files, skipped, bytes };
+}
 
 /**
  * Applies what Python changed to the workspace as far as `options` allows (both isolations): the

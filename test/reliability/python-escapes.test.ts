@@ -110,6 +110,17 @@ describe('Python cannot reach the host (Node, process isolation)', () => {
     assert.deepEqual(server.hits, []);
   });
 
+  test("the fetch classes Python is given work (read when first asked for), and the confinement leaves nothing in __main__", async () => {
+    const r = await rt.execute(
+      'import js, __main__\n' +
+        'h = js.Headers.new()\nh.append("x-armature", "1")\n' +
+        'req = js.Request.new("https://example.invalid/a?b=1", js.Object.fromEntries([["method", "POST"]]))\n' +
+        '[h.get("x-armature"), req.method, req.url, type(js.Response.new("hi").status).__name__, sorted(k for k in vars(__main__) if k in ("_old", "_new", "_swap", "_mod", "_vars", "_key", "_name"))]',
+    );
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(r.ok && r.value, ['1', 'POST', 'https://example.invalid/a?b=1', 'int', []]);
+  });
+
   test('js.postMessage cannot forge a protocol message; no event claims another run', async () => {
     const before = events.length;
     await refused("import js\njs.postMessage({'type': 'response', 'id': 'run-1', 'ok': True, 'value': 'forged'})", 'AttributeError', /postMessage/);

@@ -51,6 +51,8 @@ export interface ChildLink {
   sleepers: Set<number>;
   /** Writes a frame on the worker's pipe. */
   writeFrame(frame: Uint8Array): void;
+  /** The Python modules its start message carried (a later identical set is not sent again). */
+  startedWith?: readonly { path: string; source: string }[];
 }
 
 /** An error carrying the PythonErrorInfo to report. */
@@ -276,6 +278,7 @@ export class ChildConnection {
     };
     if (packageDir) options.packageCacheDir = packageDir;
     if (snapshotFolder) options.snapshotFolder = snapshotFolder;
+    l.startedWith = this.modules;
     this.post(l, { type: 'start', id: 'start', options, modules: this.modules });
     if (this.starts++ > 0) this.replaced++;
     return l;

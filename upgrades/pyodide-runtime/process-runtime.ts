@@ -171,8 +171,8 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       if (refused) throw refused;
       conn.modules = files;
       const current = await conn.current()?.catch(() => undefined);
-      // A child not started yet gets them in its start message.
-      if (!current || current.dead) return;
+      // A child not started yet gets them in its start message; one that got these in it has them.
+      if (!current || current.dead || current.startedWith === files) return;
       const r = await conn.rpc('setPythonModules', [files]);
       if (!r.ok) throw new Error(`[setPythonModules] ${r.error.message}`);
     },

@@ -278,7 +278,8 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
       pythonModules = files;
       return serial(async () => {
         const l = supervisor.live;
-        if (!l || l.dead) return; // passed in the init message of the next start
+        // Passed in the init message of the next start; a worker that got these in its own has them.
+        if (!l || l.dead || l.startedWith === files) return;
         const r = await l.request({
           type: 'write-files',
           root: '/armature/lib',

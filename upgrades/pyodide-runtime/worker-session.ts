@@ -42,6 +42,8 @@ export class WorkerSession implements AnswerTarget {
   dead = false;
   /** Resolves when Python is up (the `init` response); rejects with `{ info }` when it cannot start. */
   ready: Promise<InitResult> = Promise.resolve(undefined as never);
+  /** The Python modules its `init` installed (a later identical set is not written again). */
+  startedWith: readonly { path: string; source: string }[] = [];
   /** The interrupt buffer Python polls (shared memory only). */
   readonly interrupt?: Int32Array;
   /** The `call_tool` channel and the poller watching its request slot (shared-memory transport). */
@@ -90,6 +92,7 @@ export class WorkerSession implements AnswerTarget {
     worker.onError((e) => session.die(`the Python worker failed: ${e.message}`));
     worker.onExit((code, why) => session.die(why ?? `the Python worker exited (code ${code})`));
     worker.onMessage((raw) => session.receive(raw));
+    session.startedWith = modules;
     session.ready = session.init(modules);
     // Awaited by the supervisor; this keeps a worker that dies unobserved from raising unhandledRejection.
     session.ready.catch(() => undefined);

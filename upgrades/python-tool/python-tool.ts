@@ -274,6 +274,10 @@ export function createPythonTool(options: PythonToolOptions) {
         record(r);
         return r;
       }
+      // The tool modules are made while Python starts: a runtime that has not sent its start
+      // message yet takes them with it instead of in a call of their own.
+      const modulesSynced = syncModules();
+      modulesSynced.catch(() => undefined);
       const notReady = await waitReady();
       if (notReady) {
         const r = failure(notReady.code, notReady.message, notReady.hint);
@@ -301,7 +305,7 @@ export function createPythonTool(options: PythonToolOptions) {
           return res;
         }
       }
-      await syncModules();
+      await modulesSynced;
       const result = await runtime.execute(args.code, {
         ...(args.timeout_ms === undefined ? {} : { timeoutMs: args.timeout_ms }),
         ...(args.runId === undefined ? {} : { runId: args.runId }),

@@ -133,12 +133,27 @@ function safeJs(o: ConfineOptions, realFetch: typeof fetch | undefined): Record<
   ];
   // Plain functions of the global scope must be called on it (browsers throw "Illegal invocation").
   const bound = new Set(['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'structuredClone', 'atob', 'btoa']);
-  for (const name of names) {
-    const value = g[name];
-    if (value === undefined) continue;
+  const wrap = (name: string, value: unknown) => {
+    if (!bound.has(name) || typeof value !== 'function') return value;
     const fn = value as (...a: unknown[]) => unknown;
     // A wrapper of the same name (bind would rename it "bound setTimeout").
-    out[name] = bound.has(name) && typeof value === 'function' ? { [name]: (...a: unknown[]) => fn.apply(globalThis, a) }[name] : value;
+    return { [name]: (...a: unknown[]) => fn.apply(globalThis, a) }[name];
+  };
+  for (const name of names) {
+    // `in` reads no value: Node's `Request`, `Response` and `Headers` are getters that load its
+    // fetch implementation (~50 ms in a fresh worker), so each is read when Python first asks.
+    if (!(name in g)) continue;
+    let value: unknown;
+    let read = false;
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        if (!read) [value, read] = [wrap(name, g[name]), true];
+        return value;
+      },
+      set: (v: unknown) => void ([value, read] = [v, true]),
+    });
   }
   out.fetch = policyFetch(o, realFetch);
   // Not frozen: importing a submodule (`import js.x`) sets an attribute on its parent. Python
@@ -171,18 +186,18 @@ for _name in [m for m in sys.modules if m.startswith("js.") or m.startswith("pyo
     _old[_name] = _was
 import js, pyodide_js
 _new = {"js": js, "pyodide_js": pyodide_js, "pyodide_js._api": pyodide_js._api}
+# By identity, one lookup per value (_old keeps the old objects alive, so their ids stay theirs).
+_swap = {id(_was): _new.get(_name) for _name, _was in _old.items() if _was is not None}
 for _mod in list(sys.modules.values()):
     try:
         _vars = vars(_mod)
     except TypeError:
         continue
-    for _key, _value in list(_vars.items()):
-        for _name, _was in _old.items():
-            if _was is not None and _value is _was:
-                _vars[_key] = _new.get(_name)
+    for _key in [_k for _k, _v in _vars.items() if id(_v) in _swap]:
+        _vars[_key] = _swap[id(_vars[_key])]
 for _name in [m for m in sys.modules if m == "pyodide.http" or m.startswith("pyodide.http.") or m in ("pyodide.code", "pyodide._run_js", "webbrowser")]:
     del sys.modules[_name]
-del _old, _new, _mod, _vars, _key, _value, _name, _was
+[globals().pop(_n, None) for _n in ("_old", "_new", "_swap", "_mod", "_vars", "_key", "_name")]
 `;
 
 /** Stub of `process` in a confined Node worker: facts Emscripten reads, no modules, no environment, no exit. */

@@ -4,6 +4,7 @@ import { boot, type ArmatureSystem } from '../kernel/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import type { ModuleReport } from '../kernel/loader.ts';
+import { defaultPlatform } from '../platform/detect.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
@@ -156,13 +157,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   let sys: ArmatureSystem;
   try {
     // Python starts on first use here, not in the background: most commands never need it. `run`
-    // and an MCP server are the exceptions: they are there to run code, so Python starts while the
-    // rest boots (and, for a server, while clients connect).
+    // and an MCP server are the exceptions: they are there to run code, so Python's process starts
+    // before the rest boots (and, for a server, Python starts while clients connect).
+    const python = { autoStart: command === 'mcp' || command === 'run', snapshot } as const;
+    const platform = await defaultPlatform({ dataDir: values.data });
+    if (python.autoStart) void (await import('../../upgrades/pyodide-runtime/early-start.ts')).startPythonEarly(python, platform);
     sys = await boot({
       persona: values.persona,
-      dataDir: values.data,
+      platform,
       safe: values.safe,
-      config: { PyodideRuntime: { autoStart: command === 'mcp' || command === 'run', snapshot }, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
+      config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);

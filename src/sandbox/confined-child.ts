@@ -15,6 +15,8 @@ import type { TransportExit } from './transport.ts';
 
 /** How often the host reads a child's resident memory, in ms. */
 const RSS_CHECK_MS = 100;
+/** Messages kept for a handler not set yet (a child says little before its start). */
+const MAX_EARLY_MESSAGES = 64;
 /** Characters of the child's stderr kept for error reports. */
 const STDERR_TAIL = 4096;
 
@@ -47,10 +49,18 @@ export interface ConfinedChild {
   readonly pipes: (Readable & Writable)[];
   /** Sends one message; throws `FrameTooLargeError` past `maxBytes`, or the serializer's error. */
   post(msg: unknown, maxBytes?: number, what?: string): void;
-  /** Every message the child sends, not yet validated. */
+  /**
+   * Every message the child sends, not yet validated. Messages that came before a handler was
+   * set are handed to the first one (a child started ahead of need says hello before anyone listens).
+   */
   onMessage(handler: (raw: unknown) => void): void;
-  /** The child stopped without being asked to (called at most once; never after `terminate`). */
+  /**
+   * The child stopped without being asked to (called at most once; never after `terminate`). An
+   * exit before a handler was set is handed to the first one.
+   */
   onExit(handler: (exit: TransportExit) => void): void;
+  /** Whether the child is gone, or being stopped. */
+  readonly ended: boolean;
   /** Kills the child and waits for it to be gone. */
   terminate(): Promise<void>;
   /**
@@ -90,8 +100,13 @@ export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
   for (const s of [channel, stdout, stderr, ...pipes] as unknown as { unref?(): void }[]) s.unref?.();
   for (const p of pipes) p.on('error', () => undefined);
 
-  let handler: (raw: unknown) => void = () => undefined;
-  let exitHandler: (e: TransportExit) => void = () => undefined;
+  /** Messages and the exit that came before their handlers were set. */
+  const early: unknown[] = [];
+  let earlyExit: TransportExit | undefined;
+  let handler: (raw: unknown) => void = (raw) => {
+    if (early.push(raw) > MAX_EARLY_MESSAGES) stop({ reason: 'exit', detail: `it sent over ${MAX_EARLY_MESSAGES} messages before its host listened` });
+  };
+  let exitHandler: (e: TransportExit) => void = (e) => void (earlyExit = e);
   /** Set once the child is gone or being killed on purpose: no exit is reported after that. */
   let ended = false;
   let cause: TransportExit | undefined;
@@ -145,9 +160,16 @@ export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
     },
     onMessage(h) {
       handler = h;
+      for (const raw of early.splice(0)) h(raw);
     },
     onExit(h) {
       exitHandler = h;
+      const e = earlyExit;
+      earlyExit = undefined;
+      if (e) h(e);
+    },
+    get ended() {
+      return ended;
     },
     keepAlive(on) {
       for (const h of [child, channel, ...pipes] as unknown as { ref?(): void; unref?(): void }[]) (on ? h.ref : h.unref)?.call(h);

@@ -11,13 +11,7 @@ import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-t
 import { startProbe as probe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { REACH_SCAN } from '../helpers/python-reach-scan.ts';
-
-
-/** The confined child's pid (a child of this process whose command line runs the Python child). */
-function childPids(): string[] {
-  const list = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  return list.filter((pid) => existsSync(`/proc/${pid}/cmdline`) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('python-child'));
-}
+import { pythonChildPids as childPids } from '../helpers/python-children.ts';
 
 describe('Python cannot reach the host (Node, process isolation)', () => {
   let rt: PyodideRuntimeApi;

@@ -1,6 +1,7 @@
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import type { WorkspaceApi } from '../workspace/workspace.ts';
-import { createPyodideRuntime, type PyodideRuntimeApi, type PyodideRuntimeOptions } from './runtime.ts';
+import { runtimeOptionsFromConfig, type PyodideRuntimeConfig } from './config-options.ts';
+import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
 
 export type { ExecuteResult, PyodideRuntimeApi, RuntimeState, SyncReport } from './runtime.ts';
 
@@ -25,13 +26,11 @@ export const metadata: UpgradeMetadata = {
  * `poolQueueLimit`) size the runtimes that serve sessions; see `pool-options.ts`.
  */
 export const factory: UpgradeModule<PyodideRuntimeApi>['factory'] = (deps, ctx) => {
-  const { autoStart = true, ...options } = ctx.config as PyodideRuntimeOptions & { autoStart?: boolean };
+  const { autoStart, options } = runtimeOptionsFromConfig(ctx.config as PyodideRuntimeConfig, ctx.platform);
   const workspace = deps.Workspace as WorkspaceApi | undefined;
-  const snapshotCache = options.snapshotCache ?? ctx.platform.openCache('pyodide-snapshot');
-  const packageCacheDir = options.packageCacheDir ?? ctx.platform.openCache('pyodide-packages').folder;
   // Python's fetch reaches what the persona allows (an explicit option overrides it, e.g. in tests).
   const network = options.network ?? ctx.persona.network;
-  const runtime = createPyodideRuntime({ ...options, snapshotCache, packageCacheDir, network }, { emit: (type, payload) => ctx.bus.emit(type, payload), workspace });
+  const runtime = createPyodideRuntime({ ...options, network }, { emit: (type, payload) => ctx.bus.emit(type, payload), workspace });
   return {
     api: runtime,
     init() {

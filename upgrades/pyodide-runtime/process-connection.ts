@@ -14,9 +14,9 @@ import type { TransportExit } from '../../src/sandbox/transport.ts';
 import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { ToolPipeReader } from '../../src/bridge/tool-pipe.ts';
 import { directWriter, type ChildCallAnswerer } from './process-calls.ts';
-import { childPackageDir, insideGrant, localDir } from './process-paths.ts';
+import { childLaunch } from './process-paths.ts';
 import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
-import { answerCache, childSnapshotFolder } from './process-snapshots.ts';
+import { answerCache } from './process-snapshots.ts';
 import { secretId } from './ids.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
@@ -80,7 +80,6 @@ export class ChildConnection {
   private readonly spinner: LoopSpinner;
   /** The children's snapshot cache operations under way (`dispose` waits for them, as for the thread's writes). */
   private cacheWork: Promise<void> = Promise.resolve();
-  private readonly maxFrameBytes: number;
   private readonly maxSendBytes: number;
 
   constructor(
@@ -90,7 +89,6 @@ export class ChildConnection {
   ) {
     this.modules = o.modules?.() ?? [];
     this.spinner = new LoopSpinner(o.requestPollMs);
-    this.maxFrameBytes = Math.max(2 * o.maxResultBytes + 4 * o.maxChars, o.maxSyncBytes, 2 * o.maxToolArgBytes, 48 * 1024 * 1024) + 1024 * 1024;
     this.maxSendBytes = Math.max(2 * o.maxToolAnswerBytes, o.maxSyncBytes) + 1024 * 1024;
   }
 
@@ -207,21 +205,8 @@ export class ChildConnection {
   private async start(): Promise<ChildLink> {
     const { o } = this;
     const { startPythonChild } = await import('./process-link.ts');
-    const indexDir = o.indexURL ? await localDir(o.indexURL) : undefined;
-    // A package index on disk (a mirror) is read by the child: read access to that folder only.
-    const mirror = await localDir(o.packageIndexURL);
-    // Packages downloaded by the child go to a folder of its own, the only one it may write:
-    // never the one an unconfined runtime installs from.
-    const packageDir = await childPackageDir(o);
-    // The child reads its start-up snapshot from the cache folder itself (it writes through us).
-    const snapshotFolder = childSnapshotFolder(o);
-    const { child, workerUrl, indexURL } = await startPythonChild({
-      memoryMb: o.processMemoryMb,
-      maxFrameBytes: this.maxFrameBytes,
-      indexDir,
-      read: [...(mirror ? [mirror] : []), ...(snapshotFolder ? [snapshotFolder] : [])],
-      write: packageDir ? [insideGrant(packageDir)] : [],
-    });
+    const { launch, packageDir, snapshotFolder } = await childLaunch(o);
+    const { child, workerUrl, indexURL } = await startPythonChild(launch);
     let sayHello!: () => void;
     const pipe = child.pipes[0]!;
     const l: ChildLink = {

@@ -78,8 +78,61 @@ export interface PythonChildOptions {
 /** V8 heap cap of the child (its main thread and the Pyodide worker each; Python's own memory is WebAssembly memory, outside it), in MiB. */
 const CHILD_HEAP_MB = 1024;
 
-/** Starts the confined child; resolves with it and the URL of the worker script it should start. */
-export async function startPythonChild(o: PythonChildOptions): Promise<{ child: ConfinedChild; workerUrl: string; indexURL: string }> {
+/** A started child, the URL of the worker script it should start and Pyodide's files. */
+export interface StartedChild {
+  child: ConfinedChild;
+  workerUrl: string;
+  indexURL: string;
+}
+
+/** How long a child started ahead of need waits to be taken before it is stopped, in ms. */
+const EARLY_CHILD_MS = 60_000;
+/** Children started ahead of need, by their options (see {@link startPythonChildEarly}). */
+const earlyChildren = new Map<string, Promise<StartedChild>>();
+const launchKey = (o: PythonChildOptions) => JSON.stringify([o.memoryMb, o.maxFrameBytes, o.indexDir ?? '', o.read ?? [], o.write ?? []]);
+
+/**
+ * Starts a child now for a runtime that will ask for one with the same options soon (a command
+ * that runs Python starts it before booting the rest): the child's start (~70 ms) and that of
+ * boot overlap. The next {@link startPythonChild} with equal options takes it; one nobody took
+ * within a minute is stopped. Never throws: a child that could not start is simply not kept.
+ */
+export function startPythonChildEarly(o: PythonChildOptions): void {
+  const key = launchKey(o);
+  if (earlyChildren.has(key)) return;
+  const started = spawnPythonChild(o);
+  earlyChildren.set(key, started);
+  started.then(
+    (s) => {
+      const timer = setTimeout(() => {
+        if (earlyChildren.get(key) !== started) return;
+        earlyChildren.delete(key);
+        void s.child.terminate();
+      }, EARLY_CHILD_MS);
+      timer.unref();
+    },
+    () => {
+      if (earlyChildren.get(key) === started) earlyChildren.delete(key);
+    },
+  );
+}
+
+/**
+ * Starts the confined child (or takes the one started early with the same options, if it is
+ * still alive); resolves with it and the URL of the worker script it should start.
+ */
+export async function startPythonChild(o: PythonChildOptions): Promise<StartedChild> {
+  const key = launchKey(o);
+  const early = earlyChildren.get(key);
+  if (early) {
+    earlyChildren.delete(key);
+    const s = await early.catch(() => undefined);
+    if (s && !s.child.ended) return s;
+  }
+  return spawnPythonChild(o);
+}
+
+async function spawnPythonChild(o: PythonChildOptions): Promise<StartedChild> {
   const { child, worker } = await pythonChildEntries();
   const index = o.indexDir ?? pyodideDir();
   return {

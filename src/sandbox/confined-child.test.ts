@@ -1,0 +1,61 @@
+// A confined child started before anyone listens (as Python's child is, ahead of boot): what it
+// said and how it ended wait for the handlers, and nothing is lost or reported twice.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnConfinedChild } from './confined-child.ts';
+import type { TransportExit } from './transport.ts';
+import { tempDir } from '../../test/helpers/temp-dir.ts';
+
+/** A child entry that says `count` frames on fd 3 at once, then exits with `code` (or stays, if undefined). */
+function entry(count: number, code?: number): string {
+  const file = join(tempDir('confined-child'), 'child.mjs');
+  writeFileSync(
+    file,
+    `import { Socket } from 'node:net';
+import { serialize } from 'node:v8';
+const channel = new Socket({ fd: 3, readable: true, writable: true });
+const frame = (v) => { const b = serialize(v); const h = Buffer.alloc(4); h.writeUInt32BE(b.length); return Buffer.concat([h, b]); };
+for (let i = 0; i < ${count}; i++) channel.write(frame({ hello: i }));
+${code === undefined ? "channel.on('close', () => process.exit(0));" : `channel.end(() => process.exit(${code}));`}
+`,
+  );
+  return file;
+}
+
+const options = (file: string) => ({ entry: file, heapMb: 64, rssLimitMb: 512, maxFrameBytes: 1024 });
+
+async function until(what: string, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(done(), `timed out waiting for ${what}`);
+}
+
+test('messages and the exit of a child that spoke and ended before anyone listened reach the first handlers, once', async () => {
+  const child = spawnConfinedChild(options(entry(2, 3)));
+  await until('the child to end', () => child.ended);
+  const got: unknown[] = [];
+  const exits: TransportExit[] = [];
+  child.onMessage((raw) => got.push(raw));
+  child.onExit((e) => exits.push(e));
+  // Frames may still be in the pipe when the exit is seen: they come to the handler as they arrive.
+  await until('both messages', () => got.length >= 2);
+  assert.deepEqual(got, [{ hello: 0 }, { hello: 1 }]);
+  assert.equal(exits.length, 1);
+  assert.match(exits[0]!.detail, /code 3/);
+  // A handler set later gets nothing again.
+  const again: unknown[] = [];
+  child.onMessage((raw) => again.push(raw));
+  child.onExit((e) => exits.push(e));
+  assert.deepEqual(again, []);
+  assert.equal(exits.length, 1);
+});
+
+test('a child that says too much before its host listens is stopped, and says why', async () => {
+  const child = spawnConfinedChild(options(entry(100)));
+  await until('the child to be stopped', () => child.ended);
+  const exits: TransportExit[] = [];
+  child.onExit((e) => exits.push(e));
+  assert.equal(exits.length, 1);
+  assert.match(exits[0]!.detail, /over 64 messages before its host listened/);
+});

@@ -1,0 +1,59 @@
+// Python's child started ahead of boot (as `armature run` and `armature mcp` do): the runtime
+// boot creates takes that very process, and a runtime with other options does not.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { boot } from '../../src/index.ts';
+import { createNodePlatform } from '../../src/platform/node.ts';
+import { pythonChildPids } from '../../test/helpers/python-children.ts';
+import { tempDir } from '../../test/helpers/temp-dir.ts';
+import { startPythonEarly } from './early-start.ts';
+
+async function until(what: string, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(done(), `timed out waiting for ${what}`);
+}
+
+test('the runtime boot creates takes the child started early: the same process runs Python, and no other starts', async () => {
+  const before = new Set(pythonChildPids());
+  const platform = createNodePlatform({ dataDir: tempDir('early-start') });
+  const config = { autoStart: true, snapshot: 'off' } as const;
+  assert.equal(await startPythonEarly(config, platform), true);
+  await until('the early child', () => pythonChildPids().some((p) => !before.has(p)));
+  const early = pythonChildPids().filter((p) => !before.has(p));
+  assert.equal(early.length, 1, `one child started early: ${early.join(' ')}`);
+  const sys = await boot({ platform, config: { PyodideRuntime: config } });
+  try {
+    const r = await sys.tools.executeTool<{ value: number }>('execute_python', { code: '6 * 7' });
+    assert.ok(r.ok && r.value.value === 42, JSON.stringify(r));
+    assert.deepEqual(pythonChildPids().filter((p) => !before.has(p)), early, 'Python ran in the child started early');
+  } finally {
+    await sys.dispose();
+  }
+});
+
+test('a child started early for other options is not taken: the runtime starts its own', async () => {
+  const before = new Set(pythonChildPids());
+  const platform = createNodePlatform({ dataDir: tempDir('early-start-other') });
+  assert.equal(await startPythonEarly({ autoStart: true, snapshot: 'off', processMemoryMb: 3000 }, platform), true);
+  await until('the early child', () => pythonChildPids().some((p) => !before.has(p)));
+  const early = pythonChildPids().filter((p) => !before.has(p));
+  const sys = await boot({ platform, config: { PyodideRuntime: { autoStart: true, snapshot: 'off' } } });
+  try {
+    const r = await sys.tools.executeTool<{ value: number }>('execute_python', { code: '6 * 7' });
+    assert.ok(r.ok && r.value.value === 42, JSON.stringify(r));
+    const now = pythonChildPids().filter((p) => !before.has(p));
+    assert.equal(now.length, 2, `the early child and the runtime's own: ${now.join(' ')}`);
+    assert.ok(early.every((p) => now.includes(p)));
+  } finally {
+    await sys.dispose();
+  }
+});
+
+test('nothing starts early when boot would not start Python (autoStart off, or thread isolation)', async () => {
+  const before = new Set(pythonChildPids());
+  const platform = createNodePlatform({ dataDir: tempDir('early-start-none') });
+  assert.equal(await startPythonEarly({ autoStart: false }, platform), false);
+  assert.equal(await startPythonEarly({ isolation: 'thread' }, platform), false);
+  assert.equal(await startPythonEarly({ snapshot: 'sometimes' as 'off' }, platform), false, 'a bad option starts nothing (boot reports it)');
+  assert.deepEqual(pythonChildPids().filter((p) => !before.has(p)), []);
+});

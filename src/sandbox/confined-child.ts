@@ -38,6 +38,8 @@ export interface ConfinedChildOptions {
   maxFrameBytes: number;
   /** Further flags, e.g. `--experimental-vm-modules`. Default: none. */
   flags?: readonly string[];
+  /** Arguments after the entry, for the child's `process.argv` (visible in the process list: nothing secret). Default: none. */
+  args?: readonly string[];
   /** Extra pipes after fd 3 (fd 4, 5, ...), handed back as `pipes`. Default: 0. */
   extraPipes?: number;
 }
@@ -84,7 +86,7 @@ export function residentMb(pid: number): number | undefined {
 export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
   const flags = confinementFlags({ read: [o.entry, ...(o.read ?? [])], write: o.write, workers: o.workers, memoryMb: o.heapMb, extra: o.flags });
   const extra = Array.from({ length: o.extraPipes ?? 0 }, () => 'pipe' as const);
-  const child = spawn(process.execPath, [...flags, o.entry], { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', ...extra], windowsHide: true });
+  const child = spawn(process.execPath, [...flags, o.entry, ...(o.args ?? [])], { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', ...extra], windowsHide: true });
   const pipes = extra.map((_, i) => child.stdio[4 + i] as Readable & Writable);
   const channel = child.stdio[3] as Readable & Writable;
   const stdout = child.stdout!;

@@ -1,12 +1,16 @@
 // Python's child started ahead of boot (as `armature run` and `armature mcp` do): the runtime
-// boot creates takes that very process, and a runtime with other options does not.
+// boot creates takes that very process, and a runtime with other options does not. Inside the
+// child, the worker started before the options came is the one the runtime takes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { boot } from '../../src/index.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import { pythonChildPids } from '../../test/helpers/python-children.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
+import { pyodideWorkerScript } from '../../src/platform/package-layout.ts';
 import { startPythonEarly } from './early-start.ts';
+import { createPyodideRuntime } from './runtime.ts';
+import { defaultIndexURL, spawnWorker, spawnWorkerEarly } from './worker-handle.ts';
 
 async function until(what: string, done: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -56,4 +60,35 @@ test('nothing starts early when boot would not start Python (autoStart off, or t
   assert.equal(await startPythonEarly({ isolation: 'thread' }, platform), false);
   assert.equal(await startPythonEarly({ snapshot: 'sometimes' as 'off' }, platform), false, 'a bad option starts nothing (boot reports it)');
   assert.deepEqual(pythonChildPids().filter((p) => !before.has(p)), []);
+});
+
+test("a worker started early (as the confined child starts its own) is the one the runtime's start takes, and runs Python", async () => {
+  const url = String(pyodideWorkerScript);
+  const early = spawnWorkerEarly(url, { indexURL: await defaultIndexURL(), confine: false });
+  const rt = createPyodideRuntime({ isolation: 'thread', workerUrl: url, snapshot: 'off', poolSize: 1 }, { emit: () => undefined });
+  try {
+    const r = await rt.execute('6 * 7');
+    assert.ok(r.ok && r.value === 42, JSON.stringify(r));
+    // Ending the early worker ends the runtime's: it was that worker.
+    await (await early).terminate();
+    await until('the runtime to see its worker gone', () => rt.getState().status !== 'ready');
+    const after = await rt.execute('1 + 1');
+    assert.ok(after.ok && after.value === 2, `a new worker starts: ${JSON.stringify(after)}`);
+    assert.equal(rt.getState().restarts, 1);
+  } finally {
+    await rt.dispose();
+  }
+});
+
+test('a worker started early that died before it was taken is not taken', async () => {
+  const url = String(pyodideWorkerScript);
+  const early = await spawnWorkerEarly(url, { indexURL: await defaultIndexURL(), confine: false });
+  await early.terminate();
+  // Its exit has been seen once a fresh worker comes back instead.
+  const fresh = await spawnWorker(url);
+  try {
+    assert.notEqual(fresh, early);
+  } finally {
+    await fresh.terminate();
+  }
 });

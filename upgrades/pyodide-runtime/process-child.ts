@@ -20,6 +20,12 @@ import { createWorkerRuntime } from './runtime.ts';
 import { resolveOptions } from './runtime-options.ts';
 import type { RuntimeCore, RuntimeHost, ToolCallHandler, WorkspaceLike } from './runtime-types.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
+import { spawnWorkerEarly } from './worker-handle.ts';
+
+// Started with its worker's script and Pyodide's folder (see `process-link.ts`): the worker starts,
+// and loads Pyodide's JavaScript, while the host boots and sends the options; the runtime takes it.
+const [workerUrl, indexURL] = process.argv.slice(2);
+if (workerUrl && indexURL) spawnWorkerEarly(workerUrl, { indexURL, confine: true });
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
 /** The pipe the Pyodide worker itself reads and writes for `call_tool` (never read or written here). */

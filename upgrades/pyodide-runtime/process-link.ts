@@ -135,6 +135,8 @@ export async function startPythonChild(o: PythonChildOptions): Promise<StartedCh
 async function spawnPythonChild(o: PythonChildOptions): Promise<StartedChild> {
   const { child, worker } = await pythonChildEntries();
   const index = o.indexDir ?? pyodideDir();
+  const workerUrl = pathToFileURL(worker).href;
+  const indexURL = `${index}/`;
   return {
     child: spawnConfinedChild({
       entry: child,
@@ -146,8 +148,10 @@ async function spawnPythonChild(o: PythonChildOptions): Promise<StartedChild> {
       maxFrameBytes: o.maxFrameBytes,
       // fd 4: the pipe the child's Pyodide worker uses for call_tool.
       extraPipes: 1,
+      // The child starts its worker with these before its options come (`process-child.ts`).
+      args: [workerUrl, indexURL],
     }),
-    workerUrl: pathToFileURL(worker).href,
-    indexURL: `${index}/`,
+    workerUrl,
+    indexURL,
   };
 }

@@ -107,7 +107,14 @@ export const FetchResultMessageSchema = z.discriminatedUnion('ok', [
 /** Answer to a `tool-call` on the message transports (jspi, async). */
 export const ToolResultMessageSchema = z.object({ type: z.literal('tool-result'), id, callId: z.number(), status: z.number(), payload: bytes });
 
+/**
+ * Node: load Pyodide's JavaScript now, before `init` (a worker started ahead of its options).
+ * Nothing answers it; a failure here is met again, and reported, by `init`.
+ */
+export const PreloadRequestSchema = z.object({ type: z.literal('preload'), id, indexURL: z.string(), confine: z.boolean() });
+
 export const HostMessageSchema = z.discriminatedUnion('type', [
+  PreloadRequestSchema,
   InitRequestSchema,
   ExecuteRequestSchema,
   InstallRequestSchema,

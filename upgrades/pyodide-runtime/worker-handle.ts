@@ -21,11 +21,40 @@ export function inNode(): boolean {
   return typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
 }
 
+/** A worker started before its runtime asked for one (see {@link spawnWorkerEarly}). */
+let early: { url: string; worker: Promise<WorkerHandle>; dead: boolean } | undefined;
+
 /**
- * Starts the Pyodide worker. `url` overrides the worker script (browser bundles pass their own).
- * Default: the sources' `worker.ts` or the built `pyodide-worker.js` (see `package-layout.ts`).
+ * Node: starts the worker for `url` now and has it load Pyodide's JavaScript, for the next
+ * {@link spawnWorker} of the same `url` to take. The confined child does this while it waits for
+ * its options; a worker that died meanwhile is not taken. Resolves with the worker (for tests).
+ */
+export function spawnWorkerEarly(url: string, preload: { indexURL: string; confine: boolean }): Promise<WorkerHandle> {
+  const slot = { url, worker: spawnWorker(url), dead: false };
+  early = slot;
+  slot.worker.then(
+    (w) => {
+      w.onError(() => (slot.dead = true));
+      w.onExit(() => (slot.dead = true));
+      w.post({ type: 'preload', id: 'preload', ...preload });
+    },
+    () => (slot.dead = true),
+  );
+  return slot.worker;
+}
+
+/**
+ * Starts the Pyodide worker (or takes the one started early for the same script). `url` overrides
+ * the worker script (browser bundles pass their own). Default: the sources' `worker.ts` or the
+ * built `pyodide-worker.js` (see `package-layout.ts`).
  */
 export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
+  const slot = early;
+  if (slot && url !== undefined && String(url) === slot.url) {
+    early = undefined;
+    const w = await slot.worker.catch(() => undefined);
+    if (w && !slot.dead) return w;
+  }
   if (inNode()) {
     const { startNodeWorker } = await import('../../src/platform/node-worker.ts');
     const { MessageChannel: NodeChannel } = await import('node:worker_threads');

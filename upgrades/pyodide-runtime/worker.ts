@@ -19,7 +19,7 @@ import { install } from './worker/install.ts';
 import { WorkerOutput } from './worker/output.ts';
 import { heapFull, setHeapLimit } from './worker/heap.ts';
 import { isFatal, jsError, openPort } from './worker/port.ts';
-import { startPython, type Started } from './worker/startup.ts';
+import { preloadPython, startPython, type Started } from './worker/startup.ts';
 import type { Fetched } from '../../src/sandbox/protocol.ts';
 
 const port = await openPort();
@@ -104,6 +104,7 @@ async function execute(p: Started, id: string, runId: string, code: string): Pro
 }
 
 async function handle(msg: HostMessage): Promise<void> {
+  if (msg.type === 'preload') return preloadPython(msg.indexURL, msg.confine);
   if (msg.type === 'init') {
     spinner = new LoopSpinner(msg.pollMs);
     python = await startPython(msg, port, output, bridge, fetchViaHost);

@@ -43,14 +43,18 @@ export function allowInstallUrl(url: string): () => void {
   return () => allowedOnce.delete(url);
 }
 
+/** Marks a `process` whose `binding` is shimmed already. */
+const SHIMMED = Symbol('armature.bindingShimmed');
+
 /**
  * Node, before Pyodide loads in a process under the permission model: NODEFS reads
  * `process.binding('constants').fs` at start-up, and the permission model refuses
  * `process.binding`. The constants are also public as `fs.constants`.
  */
 export function shimProcessBinding(): void {
-  const proc = globalThis.process as (NodeJS.Process & { permission?: unknown; binding?: (name: string) => unknown }) | undefined;
-  if (!proc?.permission || typeof proc.getBuiltinModule !== 'function') return;
+  const proc = globalThis.process as (NodeJS.Process & { permission?: unknown; binding?: (name: string) => unknown; [SHIMMED]?: true }) | undefined;
+  if (!proc?.permission || typeof proc.getBuiltinModule !== 'function' || proc[SHIMMED]) return;
+  proc[SHIMMED] = true;
   const fs = proc.getBuiltinModule('node:fs') as typeof import('node:fs');
   const os = proc.getBuiltinModule('node:os') as typeof import('node:os');
   const original = proc.binding;

@@ -74,6 +74,20 @@ async function requireEmscriptenModule(indexURL: string): Promise<void> {
   createRequire(import.meta.url)(`${dir}${dir.endsWith('/') ? '' : '/'}pyodide.asm.js`);
 }
 
+/**
+ * Node: what a start does first and needs no options for — Pyodide's JavaScript loaded — done
+ * ahead of `init` by a worker started early. Never throws: `init` meets, and reports, any failure.
+ */
+export async function preloadPython(indexURL: string, confine: boolean): Promise<void> {
+  if (!isNode) return;
+  try {
+    if (confine) shimProcessBinding();
+    await requireEmscriptenModule(indexURL);
+  } catch {
+    // init tries again and says why.
+  }
+}
+
 /** Writes Armature's own modules (the prelude) where `sys.path` finds them. */
 function writePrelude(py: PyodideInterface): void {
   py.FS.mkdirTree(LIB_DIR);

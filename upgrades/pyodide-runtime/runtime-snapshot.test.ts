@@ -5,7 +5,7 @@
 import { test, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { openDirectoryCache } from '../../src/platform/node-cache.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
 import { buildWheel } from '../../test/helpers/wheel.ts';
@@ -52,6 +52,31 @@ for (const isolation of ['process', 'thread'] as const) {
       assert.ok(bytes.byteLength > 10_000_000, `a snapshot of the whole heap, got ${bytes.byteLength} bytes`);
       assert.equal(magic(bytes), PYODIDE_MAGIC);
       assert.deepEqual(await cache.keys(), [(await snapshotKey()) + suffix]);
+    });
+
+    test("a runtime the pool starts for a session restores it too, and does not make it again", async () => {
+      forgetMemorySnapshots();
+      const before = statSync(await file()).mtimeMs;
+      // The cache as the host sees it, each read counted (without a folder, a confined child's
+      // reads come through the host too). Pool runtimes report no progress of their own.
+      const reads: string[] = [];
+      const counted: BlobCache = {
+        get: (key) => (reads.push(key), cache.get(key)),
+        put: (key, data) => cache.put(key, data),
+        delete: (key) => cache.delete(key),
+        keys: () => cache.keys(),
+      };
+      const rt = createPyodideRuntime({ snapshotCache: counted, isolation, poolSize: 2 }, { emit: () => undefined });
+      try {
+        const r = await rt.execute('6 * 7', { session: 'pooled' });
+        assert.equal(r.ok && r.value, 42, JSON.stringify(r));
+        assert.deepEqual([rt.getState().pool!.sessions, rt.getState().status], [1, 'idle'], 'only the session runtime started');
+        assert.deepEqual(reads, [basename(await file())], 'the session runtime read the persisted snapshot');
+      } finally {
+        await rt.dispose();
+      }
+      // A snapshot that did not restore is made again: this one was not.
+      assert.equal(statSync(await file()).mtimeMs, before, 'the snapshot was not made again');
     });
 
     test('the next process restores it; output, call_tool, interrupts, installs and imports all work', async () => {

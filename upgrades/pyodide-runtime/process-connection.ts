@@ -112,6 +112,8 @@ export class ChildConnection {
   died(l: ChildLink, exit: TransportExit): void {
     if (l.dead) return;
     l.dead = true;
+    // A start waiting for its hello stops waiting: the child is gone (see `start`).
+    l.sayHello();
     l.calls.clear();
     l.sleepers.clear();
     clearTimeout(l.runTimer);
@@ -235,8 +237,9 @@ export class ChildConnection {
     const said = await Promise.race([l.hello.then(() => 'ok' as const), late]);
     clearTimeout(timer);
     if (said === 'late' || l.dead) {
+      const why = l.dead ? (this.lastError?.message ?? 'the Python process stopped before it started') : `the Python process did not start within ${o.initTimeoutMs} ms`;
       this.died(l, { reason: 'error', detail: 'it did not start' });
-      throw Object.assign(new Error('the Python process did not start'), { info: notReady(`the Python process did not start within ${o.initTimeoutMs} ms`) }) as InfoError;
+      throw Object.assign(new Error('the Python process did not start'), { info: notReady(why) }) as InfoError;
     }
     const options: ChildOptions = {
       indexURL,

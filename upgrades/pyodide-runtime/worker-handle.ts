@@ -30,6 +30,10 @@ let early: { url: string; worker: Promise<WorkerHandle>; dead: boolean } | undef
  * its options; a worker that died meanwhile is not taken. Resolves with the worker (for tests).
  */
 export function spawnWorkerEarly(url: string, preload: { indexURL: string; confine: boolean }): Promise<WorkerHandle> {
+  // One at a time: an earlier one nobody took is stopped, not left running (nor taken here).
+  const previous = early;
+  early = undefined;
+  void previous?.worker.then((w) => w.terminate()).catch(() => undefined);
   const slot = { url, worker: spawnWorker(url), dead: false };
   early = slot;
   slot.worker.then(

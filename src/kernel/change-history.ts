@@ -1,9 +1,9 @@
 /**
- * How agent-made changes are shown to the agent: the status its create/update tool answers, and
- * one version of a thing as its history tools (`tool_history`, `upgrade_history`)
+ * How agent-made changes are shown to the agent: the status and test rows its create/update tool
+ * answers, and one version of a thing as its history tools (`tool_history`, `upgrade_history`)
  * show it: what the change record holds, dates as ISO text, tests as counts.
  */
-import type { ChangeRecord } from './change-contract.ts';
+import type { ChangeRecord, ChangeTest } from './change-contract.ts';
 
 /** The history entry of change `r`: optional fields appear only when the record has them. */
 export function historyEntry(r: ChangeRecord) {
@@ -31,4 +31,17 @@ export function historyEntry(r: ChangeRecord) {
 /** The status a create/update tool answers for change `r`: in force, waiting for a person, or not taken. */
 export function answerStatus(r: ChangeRecord): 'active' | 'pending' | 'rejected' {
   return r.status === 'active' || r.status === 'pending' ? r.status : 'rejected';
+}
+
+/**
+ * What every kind's answer says of one test: whether it passed and, when not, its error's code and
+ * message (never the error's details).
+ */
+export function testOutcome(t: ChangeTest): { ok: boolean; error?: { code: string; message: string } } {
+  return t.error ? { ok: t.ok, error: { code: t.error.code, message: t.error.message } } : { ok: t.ok };
+}
+
+/** How long a test ran, for an answer: ms to a tenth. */
+export function testMs(t: ChangeTest): number {
+  return Math.round(t.ms * 10) / 10;
 }

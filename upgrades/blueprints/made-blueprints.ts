@@ -5,7 +5,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus } from '../../src/kernel/change-history.ts';
+import { answerStatus, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import type { MadeBlueprintContent } from './blueprint-kind.ts';
@@ -39,7 +39,7 @@ export function blueprintAnswer(r: ChangeRecord): BlueprintChangeAnswer {
     version: r.version,
     change: r.id,
     status,
-    tests: r.tests.map((t) => ({ ...(t.name ? { name: t.name } : {}), ok: t.ok, ...(t.error ? { error: { code: t.error.code, message: t.error.message } } : {}) })),
+    tests: r.tests.map((t) => ({ ...(t.name ? { name: t.name } : {}), ...testOutcome(t) })),
   };
   if (r.outcome) answer.report = r.outcome;
   answer.hint =

@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, historyEntry } from '../../src/kernel/change-history.ts';
+import { answerStatus, historyEntry, testMs, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -45,7 +45,7 @@ export function answerOf(r: ChangeRecord): ToolChangeAnswer {
     version: r.version,
     change: r.id,
     status,
-    tests: r.tests.map((t) => ({ args: t.args, ok: t.ok, ...('value' in t ? { value: t.value } : {}), ...(t.error ? { error: { code: t.error.code, message: t.error.message } } : {}), ms: Math.round(t.ms * 10) / 10 })),
+    tests: r.tests.map((t) => ({ args: t.args, ...testOutcome(t), ...('value' in t ? { value: t.value } : {}), ms: testMs(t) })),
   };
   if (r.outcome) answer.report = r.outcome;
   if (status === 'pending') {

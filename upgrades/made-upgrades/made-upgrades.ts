@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, historyEntry } from '../../src/kernel/change-history.ts';
+import { answerStatus, historyEntry, testMs, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
@@ -44,7 +44,7 @@ export function upgradeAnswer(r: ChangeRecord, runs: (id: string) => boolean, co
     status,
     tests: r.tests.map((t) => {
       const a = t.args as { tool?: string; args?: unknown } | undefined;
-      return { ...(t.name ? { name: t.name } : {}), ...(a?.tool ? { tool: a.tool } : {}), args: a?.args ?? t.args, ok: t.ok, ...('value' in t ? { value: t.value } : {}), ...(t.error ? { error: { code: t.error.code, message: t.error.message } } : {}), ms: Math.round(t.ms * 10) / 10 };
+      return { ...(t.name ? { name: t.name } : {}), ...(a?.tool ? { tool: a.tool } : {}), args: a?.args ?? t.args, ...testOutcome(t), ...('value' in t ? { value: t.value } : {}), ms: testMs(t) };
     }),
   };
   if (r.outcome) answer.report = r.outcome;

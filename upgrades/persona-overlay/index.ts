@@ -1,5 +1,5 @@
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus } from '../../src/kernel/change-history.ts';
+import { answerStatus, testOutcome } from '../../src/kernel/change-history.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -42,7 +42,7 @@ function answerOf(r: ChangeRecord, content: PersonaOverlayContent) {
     change: r.id,
     status,
     overlay: { add_upgrades: content.add_upgrades, add_tools: content.add_tools, remove_tools: content.remove_tools },
-    tests: r.tests.map((t) => ({ name: t.name, ok: t.ok, ...(t.error ? { error: { code: t.error.code, message: t.error.message } } : {}) })),
+    tests: r.tests.map((t) => ({ name: t.name, ...testOutcome(t) })),
     ...(r.outcome ? { report: r.outcome } : {}),
     hint:
       status === 'pending'

@@ -4,22 +4,16 @@
 // (IndexedDB). JavaScript tools run in locked-down Web Workers that reach nothing of the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
-import { buildDashboard } from '../../src/server/build-dashboard.ts';
-import { startServer, type RunningServer } from '../../src/server/serve.ts';
-import { projectRoot } from '../../src/platform/node.ts';
+import type { Page } from 'puppeteer-core';
 import type { ToolChangeAnswer } from '../../upgrades/made-tools/made-tools.ts';
 import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
-import { DashboardDriver, launchChromium, value } from '../helpers/dashboard-driver.ts';
-import { startProbe, type ProbeServer } from '../helpers/probe-server.ts';
-import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { value, type DashboardDriver } from '../helpers/dashboard-driver.ts';
+import { artifacts, startDashboardStack, type DashboardStack } from '../helpers/dashboard-stack.ts';
+import type { ProbeServer } from '../helpers/probe-server.ts';
+import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 
-const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-let server: RunningServer;
-let browser: Browser;
+let stack: DashboardStack;
 let page: Page;
 let d: DashboardDriver;
 let model: ScriptedModelServer;
@@ -33,25 +27,11 @@ const press = (change: string, action: 'approve' | 'reject' | 'rollback') => d.p
 const statusOf = (change: string) => d.statusOf(change);
 
 before(async () => {
-  mkdirSync(artifacts, { recursive: true });
-  const outDir = join(artifacts, 'dist-made-tools');
-  await buildDashboard({ root: projectRoot, outDir, minify: false });
-  server = await startServer({ root: projectRoot, outDir, port: 0 });
-  model = await startScriptedModelServer();
-  probe = await startProbe();
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1400, height: 1400 });
-  d = new DashboardDriver(page, () => d.textOf('changes-widget >>> section.card'));
-  await d.openEmpty(server.url);
+  stack = await startDashboardStack('made-tools', 1400);
+  ({ page, d, model, probe } = stack);
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await model?.close();
-  await probe?.close();
-});
+after(() => stack?.close());
 
 test('the agent\'s JavaScript tool waits as pending until the Approve button is pressed; then it is a tool at once', async () => {
   const made = value(await call<ToolChangeAnswer>('create_tool', SLUGIFY));

@@ -6,22 +6,16 @@
 // leaves it out and lists it; an upgrade that tries to escape its Web Worker touches nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'puppeteer-core';
-import { projectRoot } from '../../src/platform/node.ts';
-import { buildDashboard } from '../../src/server/build-dashboard.ts';
-import { startServer, type RunningServer } from '../../src/server/serve.ts';
+import type { Page } from 'puppeteer-core';
 import type { UpgradeChangeAnswer } from '../../upgrades/made-upgrades/index.ts';
 import { notesIndexScript } from '../helpers/made-upgrade-fixtures.ts';
-import { DashboardDriver, launchChromium, value } from '../helpers/dashboard-driver.ts';
-import { startProbe, type ProbeServer } from '../helpers/probe-server.ts';
-import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { value, type DashboardDriver } from '../helpers/dashboard-driver.ts';
+import { artifacts, startDashboardStack, type DashboardStack } from '../helpers/dashboard-stack.ts';
+import type { ProbeServer } from '../helpers/probe-server.ts';
+import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 
-const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
-let server: RunningServer;
-let browser: Browser;
+let stack: DashboardStack;
 let page: Page;
 let d: DashboardDriver;
 let model: ScriptedModelServer;
@@ -37,26 +31,12 @@ const press = (change: string, action: 'approve' | 'reject' | 'rollback') => d.p
 const statusOf = (change: string) => d.statusOf(change);
 
 before(async () => {
-  mkdirSync(artifacts, { recursive: true });
-  const outDir = join(artifacts, 'dist-made-upgrades');
-  await buildDashboard({ root: projectRoot, outDir, minify: false });
-  server = await startServer({ root: projectRoot, outDir, port: 0 });
-  model = await startScriptedModelServer();
-  probe = await startProbe();
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1400, height: 1600 });
-  d = new DashboardDriver(page, () => d.textOf('changes-widget >>> section.card'));
-  await d.openEmpty(server.url);
+  stack = await startDashboardStack('made-upgrades', 1600);
+  ({ page, d, model, probe } = stack);
   for (const [path, content] of [['notes/plan.md', '# Plan'], ['notes/ideas.md', '- more'], ['data/n.txt', '1'], ['todo.md', 'x']]) value(await call('write_file', { path, content }));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await model?.close();
-  await probe?.close();
-});
+after(() => stack?.close());
 
 test('the agent builds the notes index; a person approves its three changes in order; its card appears and follows the workspace', async () => {
   model.model.setScript(notesIndexScript());
@@ -107,14 +87,14 @@ test('after a page reload the notes index runs again, from IndexedDB', async () 
 });
 
 test('?safe boots only what the persona file names and lists the agent-made changes for review', async () => {
-  await page.goto(`${server.url}?safe`, { waitUntil: 'load' });
+  await page.goto(`${stack.server.url}?safe`, { waitUntil: 'load' });
   await booted();
   await waitFor('the safe-mode note', async () => /Safe mode:/.test(await textOf('section.safe')));
   const note = await textOf('section.safe');
   for (const line of [/blueprint 0xA00001 v1/, /upgrade notes-index v1/, /persona default v1/]) assert.match(note, line);
   assert.equal(await page.$('armature-dashboard >>> made-upgrade-widget'), null);
   assert.equal((await call('notes_index.notes_summary', {})).ok, false);
-  await page.goto(server.url, { waitUntil: 'load' });
+  await page.goto(stack.server.url, { waitUntil: 'load' });
   await booted();
   await waitFor('the card again', async () => /5 files/.test(await card()));
 });

@@ -3,7 +3,7 @@
  * to the system, and a person's decision on the pending ones (the command line is a person: the
  * change path accepts approvals from `cli` and `ui` only).
  */
-import { quote } from '../kernel/bounded.ts';
+import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../kernel/change-contract.ts';
 import { describeError } from '../kernel/errors.ts';
@@ -82,12 +82,6 @@ function when(r: ChangeRecord): string {
 }
 
 /** Untrusted text on one terminal line: control characters dropped, cut to 60 characters. */
-function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
-}
-
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');

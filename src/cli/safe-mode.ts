@@ -3,6 +3,7 @@
  * that were not loaded, for a person to review; otherwise the persona overlay in force, if any.
  */
 import type { ArmatureSystem } from '../kernel/boot.ts';
+import { oneLine } from '../kernel/bounded.ts';
 import { CHANGES_ID, type ChangesApi } from '../kernel/change-contract.ts';
 
 /** Lines to print after the module table (none when there is nothing to say). */
@@ -14,7 +15,7 @@ export async function agentChangeLines(sys: ArmatureSystem): Promise<string[]> {
     if (!inForce.length) return ['\nSafe mode: only what the persona file names was loaded; no agent-made change is in force.'];
     return [
       `\nSafe mode: only what modules/personas/${sys.persona.id}.json names was loaded. Agent-made changes in force, not loaded, for review:`,
-      ...inForce.map((r) => `  ${r.id}  ${r.kind} ${r.target} v${r.version}${r.reason ? ` — ${r.reason.replace(/\s+/g, ' ').slice(0, 60)}` : ''}`),
+      ...inForce.map((r) => `  ${r.id}  ${r.kind} ${r.target} v${r.version}${r.reason ? ` — ${oneLine(r.reason)}` : ''}`),
       'Take one out with armature call rollback_upgrade / retire_upgrade / retire_tool ... --safe, or see them all with armature changes.',
     ];
   }

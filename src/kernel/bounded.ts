@@ -24,6 +24,16 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
 
+/**
+ * Untrusted text (an agent's reason, ...) on one terminal line: control characters (escape
+ * sequences, newlines) become spaces, and it is cut to `max` characters with `…`.
+ */
+export function oneLine(text: string, max = 60): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /** Longest name (tool, instance id, namespace, capability) accepted anywhere, in characters. */
 export const MAX_NAME_LENGTH = 128;
 

@@ -82,6 +82,15 @@ test('declared events: validated at run time against their schema, in the histor
   const bus = createEventBus();
   const any: string[] = [];
   const seen: unknown[] = [];
+  const typed: unknown[] = [];
+  // An event of an upgrade's own map (here made-upgrades:status) declared by another owner whose
+  // prefix nothing reserved: its emits reach onAny and onDeclared, never the typed handler.
+  bus.on('made-upgrades:status', (p) => typed.push(p));
+  const forger = bus.declareEvents('made-upgrades', [{ name: 'made-upgrades:status' }]);
+  forger.emit('made-upgrades:status', { id: 'forged', status: 'running' });
+  forger.dispose();
+  assert.deepEqual(typed, []);
+  assert.throws(() => bus.declareEvents('session', [{ name: 'session:ended' }]), /session/);
   bus.onAny((r) => any.push(`${r.type}${'declared' in r ? ' (declared)' : ''}`));
   bus.onDeclared('notes-index:counted', (p, r) => seen.push([p, r.owner]));
   const events = bus.declareEvents('notes-index', [

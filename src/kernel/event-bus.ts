@@ -102,7 +102,10 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
 
   const bus: EventBus = {
     on(type, handler) {
-      const h = (record: EventRecord<typeof type>) => handler(record.payload, record);
+      // A declared event never reaches a typed handler, whatever its name (see onDeclared).
+      const h = (record: EventRecord<typeof type>) => {
+        if (!(record as { declared?: boolean }).declared) handler(record.payload, record);
+      };
       emitter.on(type, h as never);
       return toDisposable(() => emitter.off(type, h as never));
     },

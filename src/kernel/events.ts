@@ -166,7 +166,8 @@ export type ArmatureEventType = keyof ArmatureEvents;
 type PrefixOf<K> = K extends `${infer P}:${string}` ? P : never;
 
 /**
- * The prefixes of the kernel's events (before the `:`): no upgrade may declare events under them.
- * Checked against the map above by the compiler.
+ * The prefixes of the kernel's events (before the `:`): no upgrade may declare events under them
+ * (the built-in upgrades' own prefixes are reserved at boot from the manifests). Each is checked
+ * against the map above by the compiler; a declared event never reaches a typed handler anyway.
  */
-export const KERNEL_EVENT_PREFIXES = ['module', 'system', 'tool', 'python', 'python-tool', 'tool-bridge', 'workspace', 'agent', 'change', 'widget'] as const satisfies readonly PrefixOf<ArmatureEventType>[];
+export const KERNEL_EVENT_PREFIXES = ['module', 'system', 'tool', 'python', 'python-tool', 'tool-bridge', 'workspace', 'agent', 'change', 'widget', 'session'] as const satisfies readonly PrefixOf<ArmatureEventType>[];

@@ -12,6 +12,7 @@ import { value, type DashboardDriver } from '../helpers/dashboard-driver.ts';
 import { artifacts, startDashboardStack, type DashboardStack } from '../helpers/dashboard-stack.ts';
 import type { ProbeServer } from '../helpers/probe-server.ts';
 import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { ESCAPE_DB, escapeAttempts } from '../helpers/escape-attempts.ts';
 
 let stack: DashboardStack;
 let page: Page;
@@ -77,13 +78,7 @@ test('after a page reload both tools are in force again, from IndexedDB', async 
 
 test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, process or a Node built-in gets an error; the page is untouched', async () => {
   const { origin } = probe;
-  const attempts: Record<string, [string, string]> = {
-    dom: ["document.title = 'taken over'; return document.title;", 'document is not defined'],
-    indexeddb: ["return indexedDB.open('made-escape');", 'indexedDB is not defined'],
-    fetch: [`return (await fetch(${JSON.stringify(`${origin}/steal`)})).text();`, 'may not reach'],
-    process: ['return process.env;', 'process is not defined'],
-    node_builtin: ["return (await import('node:fs')).readFileSync('/etc/passwd', 'utf8');", 'node:fs'],
-  };
+  const attempts = escapeAttempts('browser', origin);
   const title = await page.title();
   for (const [what, [body, error]] of Object.entries(attempts)) {
     const made = value(await call<ToolChangeAnswer>('create_tool', {
@@ -101,7 +96,7 @@ test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, proc
   }
   assert.equal(await page.title(), title);
   const dbs = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
-  assert.ok(!dbs.includes('made-escape'), `databases: ${dbs}`);
+  assert.ok(!dbs.includes(ESCAPE_DB), `databases: ${dbs}`);
   assert.deepEqual(probe.hits, [], 'no request reached the server');
 });
 

@@ -19,6 +19,7 @@ import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { startProbe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { escapeAttempts } from '../helpers/escape-attempts.ts';
 
 const data = tempDir('made-tools');
 // The maker may call every tool but delete_file: a tool it makes may not either.
@@ -118,13 +119,7 @@ test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, proc
   const { origin, hits } = probe;
   const marker = join(tempDir('made-escape'), 'escaped.txt');
   try {
-    const attempts: Record<string, [string, string]> = {
-      dom: ['return document.title;', 'document is not defined'],
-      indexeddb: ["return indexedDB.open('x');", 'indexedDB is not defined'],
-      fetch: [`return (await fetch(${JSON.stringify(`${origin}/steal`)})).text();`, 'NETWORK_DENIED'],
-      process: ['return process.env;', 'process is not defined'],
-      node_builtin: [`(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, 'escaped'); return 'written';`, 'refused'],
-    };
+    const attempts = escapeAttempts('node', origin, marker);
     // One tool per attempt, each proven by its own gate (its test expects the error) and by a real call.
     for (const [what, [body, error]] of Object.entries(attempts)) {
       const made = await create({

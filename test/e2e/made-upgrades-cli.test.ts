@@ -52,7 +52,7 @@ test('a person builds the notes index with armature call; each process after has
 
 test('an agent\'s update waits for approval; armature approve swaps it in for the next process', async () => {
   server.model.setScript([
-    { toolCalls: [{ id: 'update', name: 'update_upgrade', args: { id: 'notes-index', code: MARKDOWN_ONLY_CODE, reason: 'count Markdown notes only' } }] },
+    { toolCalls: [{ id: 'update', name: 'update_upgrade', args: { id: 'notes-index', code: MARKDOWN_ONLY_CODE, reason: 'count Markdown notes only\u001b[2J' } }] },
     { text: 'The update waits for your approval.' },
   ]);
   const r = await cli('agent', '--model', 'openai-compatible:scripted', '--base-url', server.baseURL, '--json', 'Count only Markdown notes');
@@ -62,6 +62,7 @@ test('an agent\'s update waits for approval; armature approve swaps it in for th
   assert.match(answer.hint, new RegExp(`armature approve ${answer.change}`));
   const listed = await cli('changes');
   assert.match(listed.out, new RegExp(`^${answer.change}\\s+upgrade\\s+notes-index\\s+v2\\s+pending\\s+.*count Markdown notes only`, 'm'));
+  assert.doesNotMatch(listed.out, /\u001b/, 'the agent\'s reason reaches the terminal without its escape sequence');
   assert.match(listed.out, /^c[0-9a-f]{8}\s+persona\s+default\s+v1\s+active/m);
   assert.deepEqual(await call('notes_index.notes_summary', {}), { total: 2, folders: { notes: 2 } }, 'v1 until approved');
   const approved = await cli('approve', answer.change);
@@ -78,6 +79,7 @@ test('armature boot --safe boots only the persona file\'s upgrades and lists the
   assert.doesNotMatch(safe.out, /upgrade:notes-index/);
   assert.match(safe.out, /Safe mode: only what modules\/personas\/default\.json names was loaded\. Agent-made changes in force, not loaded, for review:/);
   for (const line of [/c[0-9a-f]{8} {2}blueprint 0xA00001 v1/, /c[0-9a-f]{8} {2}upgrade notes-index v2 — count Markdown notes only/, /c[0-9a-f]{8} {2}persona default v1/]) assert.match(safe.out, line);
+  assert.doesNotMatch(safe.out, /\u001b/, 'the agent\'s reason reaches the terminal without its escape sequence');
   const call = await cli('call', 'notes_index.notes_summary', '{}', '--safe');
   assert.equal(call.code, 1);
   assert.match(JSON.parse(call.out).error.code, /UNKNOWN_TOOL/);

@@ -14,6 +14,7 @@ import { value, type DashboardDriver } from '../helpers/dashboard-driver.ts';
 import { artifacts, startDashboardStack, type DashboardStack } from '../helpers/dashboard-stack.ts';
 import type { ProbeServer } from '../helpers/probe-server.ts';
 import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { ESCAPE_DB, escapeAttempts } from '../helpers/escape-attempts.ts';
 
 let stack: DashboardStack;
 let page: Page;
@@ -102,10 +103,7 @@ test('?safe boots only what the persona file names and lists the agent-made chan
 test('an upgrade that tries the DOM, IndexedDB, the network or Node built-ins gets errors; the page is untouched', async () => {
   const { origin } = probe;
   const attempts: Record<string, [string, string]> = {
-    dom: ["document.title = 'taken over'; return document.title;", 'document is not defined'],
-    indexeddb: ["return indexedDB.open('upgrade-escape');", 'indexedDB is not defined'],
-    fetch: [`return (await fetch(${JSON.stringify(`${origin}/steal`)})).text();`, 'may not reach'],
-    node_builtin: ["return (await import('node:fs')).readFileSync('/etc/passwd', 'utf8');", 'node:fs'],
+    ...escapeAttempts('browser', origin),
     outside_folder: ["return ctx.storage_write('../changes/x', 'x');", 'INVALID_PATH'],
   };
   const body = `## Objective\nProbe.\n## Design\nTools.\n## Verification\n${Object.keys(attempts).map((n) => `- [ ] ${n} fails (test: ${n})`).join('\n')}\n`;
@@ -127,6 +125,6 @@ test('an upgrade that tries the DOM, IndexedDB, the network or Node built-ins ge
   }
   assert.equal(await page.title(), title);
   const dbs = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name));
-  assert.ok(!dbs.includes('upgrade-escape'), `databases: ${dbs}`);
+  assert.ok(!dbs.includes(ESCAPE_DB), `databases: ${dbs}`);
   assert.deepEqual(probe.hits, [], 'no request reached the server');
 });

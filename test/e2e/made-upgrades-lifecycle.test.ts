@@ -17,6 +17,7 @@ import { BROKEN_INIT_CODE, MARKDOWN_ONLY_CODE, NOTES_INDEX_BLUEPRINT, notesIndex
 import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';
 import { startProbe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { escapeAttempts } from '../helpers/escape-attempts.ts';
 
 const data = tempDir('made-upgrades-life');
 const BUILDER = { ...makerPersona(['*'], 'builder'), selfModification: { tools: 'auto', upgrades: 'auto', blueprints: 'auto', persona: 'auto' } };
@@ -162,11 +163,7 @@ test('an upgrade that tries the DOM, IndexedDB, the network or Node built-ins ge
   const changesBefore = workspace.area('changes').list().map((f) => f.path).sort();
   try {
     const attempts: Record<string, [string, string]> = {
-      dom: ['return document.title;', 'document is not defined'],
-      indexeddb: ["return indexedDB.open('x');", 'indexedDB is not defined'],
-      fetch: [`return (await fetch(${JSON.stringify(`${origin}/steal`)})).text();`, 'NETWORK_DENIED'],
-      process: ['return process.env;', 'process is not defined'],
-      node_builtin: [`(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, 'escaped'); return 'written';`, 'refused'],
+      ...escapeAttempts('node', origin, marker),
       outside_folder: ["return ctx.storage_write('../changes/lineage/evil.jsonl', 'x');", 'INVALID_PATH'],
       own_folder: ["await ctx.storage_write('inside.txt', 'mine'); return ctx.storage_read('inside.txt');", ''],
     };

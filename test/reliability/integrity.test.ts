@@ -121,6 +121,16 @@ for (const isolation of ['process', 'thread'] as const) {
       const real = await rt.execute('len(bytearray(64 * 1024 * 1024))');
       assert.equal(real.ok && real.value, 64 * 1024 * 1024, JSON.stringify(real).slice(0, 300));
     });
+
+    test('a run that fills the heap and then times out is a TimeoutError, and the heap is told once, as the notice', async () => {
+      const r = await rt.execute('hog = []\ntry:\n    while True:\n        hog.append(bytearray(8 * 1024 * 1024))\nexcept MemoryError:\n    pass\nwhile True:\n    pass', { timeoutMs: 1500 });
+      failedWith(r, 'TimeoutError');
+      assert.match(r.hint ?? '', /timeout_ms/);
+      assert.doesNotMatch(r.hint ?? '', /heap/);
+      assert.match(r.notice ?? '', /heap/);
+      const real = await rt.execute('len(bytearray(64 * 1024 * 1024))');
+      assert.equal(real.ok && real.value, 64 * 1024 * 1024, JSON.stringify(real).slice(0, 300));
+    });
   });
 }
 

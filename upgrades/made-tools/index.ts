@@ -28,14 +28,6 @@ export const metadata: UpgradeMetadata = {
   widget: 'made-tools-widget',
 };
 
-/** Origins a persona's `network` field grants (another upgrade defines it); anything else means none. */
-function networkOf(persona: unknown): 'none' | string[] {
-  const n = (persona as { network?: unknown }).network;
-  if (Array.isArray(n) && n.every((x) => typeof x === 'string')) return n as string[];
-  const origins = (n as { origins?: unknown } | undefined)?.origins;
-  return Array.isArray(origins) && origins.every((x) => typeof x === 'string') ? (origins as string[]) : 'none';
-}
-
 /**
  * Options (`boot({ config: { MadeTools: {...} } })`): `testTimeoutMs` (one test's limit; default
  * 5000), `callTimeoutMs` (one real call's limit; default 30000), `canaryCalls` (first calls the
@@ -54,7 +46,7 @@ export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
     persona: ctx.persona,
     parts: ctx.parts,
     ...(pythonTool && runtime ? { python: { tool: pythonTool, runtime } } : {}),
-    network: networkOf(ctx.persona),
+    network: ctx.persona.network ?? 'none',
     testTimeoutMs: num('testTimeoutMs', 5000),
     callTimeoutMs: num('callTimeoutMs', 30_000),
     canary: { calls: num('canaryCalls', 10), share: num('canaryFailureShare', 0.5) },

@@ -47,14 +47,6 @@ export const metadata: UpgradeMetadata = {
   events: MADE_UPGRADES_EVENTS,
 };
 
-/** Origins a persona's `network` field grants (another upgrade defines it); anything else means none. */
-function networkOf(persona: unknown): 'none' | string[] {
-  const n = (persona as { network?: unknown }).network;
-  if (Array.isArray(n) && n.every((x) => typeof x === 'string')) return n as string[];
-  const origins = (n as { origins?: unknown } | undefined)?.origins;
-  return Array.isArray(origins) && origins.every((x) => typeof x === 'string') ? (origins as string[]) : 'none';
-}
-
 /**
  * Options (`boot({ config: { MadeUpgrades: {...} } })`): `testTimeoutMs` (one test, and init under
  * test; default 5000), `callTimeoutMs` (one real call; default 30000), `initTimeoutMs` (init in
@@ -81,7 +73,7 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
     area: (deps.Workspace as WorkspaceApi).area(UPGRADE_DATA_AREA),
     personaUpgrades: () => (ctx.safe ? [] : (overlay?.upgrades() ?? [])),
     builtInLoaded: (id) => loaded.has(id) || id === metadata.id,
-    network: networkOf(ctx.persona),
+    network: ctx.persona.network ?? 'none',
     limits: {
       testTimeoutMs: num('testTimeoutMs', 5000),
       callTimeoutMs: num('callTimeoutMs', 30_000),

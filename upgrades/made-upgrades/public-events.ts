@@ -8,20 +8,6 @@
 import type { AnyEventRecord } from '../../src/kernel/event-bus.ts';
 import type { ArmatureEvents, ArmatureEventType } from '../../src/kernel/events.ts';
 
-/** Names of the system events an upgrade may hear (besides other upgrades' declared events). */
-export const PUBLIC_EVENTS = [
-  'workspace:written',
-  'workspace:deleted',
-  'module:loaded',
-  'module:failed',
-  'module:disposed',
-  'tool:registered',
-  'tool:finished',
-  'system:booted',
-  'change:activated',
-  'change:rolled-back',
-] as const;
-
 /** What upgrade `self` is delivered of `record`, or `undefined` when it hears nothing of it. */
 export function publicEvent(record: AnyEventRecord, self: string): { name: string; payload: unknown } | undefined {
   if ('declared' in record) return record.owner === self ? undefined : { name: record.type, payload: record.payload };

@@ -37,10 +37,10 @@ export interface ResolvedPoolOptions {
 }
 
 /** Most runtimes a pool may hold: each is an interpreter of tens to hundreds of MB. */
-export const MAX_POOL_SIZE = 64;
+const MAX_POOL_SIZE = 64;
 
 /** The machine's cores as this engine reports them, at least 1. */
-export function defaultPoolSize(): number {
+function defaultPoolSize(): number {
   const g = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown }; navigator?: { hardwareConcurrency?: number } };
   const os = g.process?.getBuiltinModule?.('node:os') as { availableParallelism?: () => number; cpus(): unknown[] } | undefined;
   const cores = os ? (os.availableParallelism?.() ?? os.cpus().length) : (g.navigator?.hardwareConcurrency ?? 1);

@@ -17,7 +17,7 @@ import { directWriter, type ChildCallAnswerer } from './process-calls.ts';
 import { childLaunch } from './process-paths.ts';
 import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
 import { answerCache } from './process-snapshots.ts';
-import { secretId } from './ids.ts';
+import { nextId } from './ids.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost, RuntimeState } from './runtime-types.ts';
@@ -162,7 +162,7 @@ export class ChildConnection {
     } catch (e) {
       return { ok: false, error: (e as { info?: PythonErrorInfo }).info ?? notReady(String((e as Error).message ?? e)) };
     }
-    const id = secretId('c');
+    const id = nextId('c');
     return new Promise<Answer>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       // While the host waits for an answer the child holds the event loop open (else it does not).

@@ -46,7 +46,7 @@ export async function childLaunch(o: ResolvedOptions): Promise<ChildLaunch> {
  * compares the paths Pyodide uses). Not created here: Pyodide creates it at the first download.
  * Undefined when packages are not downloaded (a local index is read in place).
  */
-export async function childPackageDir(o: ResolvedOptions): Promise<string | undefined> {
+async function childPackageDir(o: ResolvedOptions): Promise<string | undefined> {
   const hostDir = await packageCacheDirFor(o);
   if (!hostDir) return undefined;
   const { realpath } = await import('node:fs/promises');
@@ -68,12 +68,12 @@ export async function childPackageDir(o: ResolvedOptions): Promise<string | unde
  * The permission grant for the child's package folder: everything inside it, and the folder
  * itself, whether or not it exists yet (Node grants a missing folder only with the wildcard).
  */
-export function insideGrant(dir: string): string {
+function insideGrant(dir: string): string {
   return `${dir}/*`;
 }
 
 /** The local folder of a file path or `file:` URL of Pyodide's files, for the child's read permission. */
-export async function localDir(indexURL: string): Promise<string | undefined> {
+async function localDir(indexURL: string): Promise<string | undefined> {
   if (/^https?:/.test(indexURL)) return undefined;
   const { fileURLToPath } = await import('node:url');
   const path = indexURL.startsWith('file:') ? fileURLToPath(indexURL) : indexURL;

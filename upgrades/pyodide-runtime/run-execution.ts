@@ -98,8 +98,6 @@ export class RunExecutor {
       const value = res.value as ExecuteValue;
       supervisor.memoryBytes = value.memoryBytes ?? supervisor.memoryBytes;
       result = { ok: true, value: value.value, stdout: joinOutput(out.stdout, o.maxChars), stderr: joinOutput(out.stderr, o.maxChars), executionTime: performance.now() - t0, runId };
-    } else if (full && !res.fatal) {
-      result = this.errorResult(runId, res.error, t0, out, `${hintFor(res.error) ?? ''} ${heapNotice(full)}`.trim());
     } else if (timedOut) {
       const error: PythonErrorInfo = {
         type: 'TimeoutError',

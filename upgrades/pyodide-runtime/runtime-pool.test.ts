@@ -3,6 +3,7 @@
 // blocked until another session's run finishes), never by timing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import type { ArmatureEvents, PythonPoolState } from '../../src/kernel/events.ts';
 import { createPyodideRuntime, RuntimeOptionError, type PyodideRuntimeApi, type PyodideRuntimeOptions } from './runtime.ts';
 import { primeSnapshot } from '../../test/helpers/snapshot.ts';
@@ -97,6 +98,25 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
     }
   });
 
+  test('a session ended while its run is under way: that run finishes, and the next run of the name starts on fresh globals', async () => {
+    const g = gate();
+    const p = pool({ poolSize: 2 });
+    p.rt.setToolCallHandler(g.handler);
+    try {
+      assert.equal(value(await p.rt.execute('kept = 1', { session: 'S' })), null);
+      const blocked = p.rt.execute('kept + (call_tool("gate") == "opened")', { session: 'S' });
+      await g.reached;
+      await p.rt.endSession('S');
+      const next = await p.rt.execute('kept', { session: 'S' });
+      assert.equal(!next.ok && next.error.type, 'NameError', JSON.stringify(next).slice(0, 300));
+      assert.match(next.notice ?? '', /session "S" ended before this run/);
+      g.open();
+      assert.equal(value(await blocked), 2, 'the run under way finished on its own globals');
+    } finally {
+      await p.rt.dispose();
+    }
+  });
+
   test('past the queue limit a run is refused with RUNTIME_BUSY; the pool stays usable', async () => {
     const g = gate();
     const p = pool({ poolSize: 1, poolQueueLimit: 1 });
@@ -160,7 +180,7 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
     assert.throws(() => createPyodideRuntime({ poolQueueLimit: 1.5 }, { emit: () => undefined }), /option poolQueueLimit 1.5/);
     const rt = createPyodideRuntime({}, { emit: () => undefined });
     try {
-      assert.ok(rt.getState().pool!.size >= 1, 'sized to the machine, at least 1');
+      assert.equal(rt.getState().pool!.size, Math.min(64, Math.max(1, availableParallelism())), 'sized to the machine\'s cores');
       const r = await rt.execute('1', { session: 'x'.repeat(1000) });
       assert.equal(!r.ok && r.error.type, 'INVALID_SESSION');
       assert.match(!r.ok ? r.error.message : '', /invalid session "x{80}"… \(1000 characters\): names have at most 128 characters; nothing ran/);

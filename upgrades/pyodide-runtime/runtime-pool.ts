@@ -341,8 +341,11 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
       if (!m) return;
       // A session name used again (an agent run's follow-up) learns that its globals are gone.
       remember(session, `session ${quote(session)} ended before this run, so its Python runtime went to other work: its globals, imports and installed packages were lost.`);
-      if (m.inflight > 0) m.ending = true;
-      else await unbind(m);
+      if (m.inflight > 0) {
+        // Its runs under way finish there; a later run of the name starts on fresh globals.
+        sessions.delete(session);
+        m.ending = true;
+      } else await unbind(m);
     },
 
     setToolCallHandler(h, observe) {

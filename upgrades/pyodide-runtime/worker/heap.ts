@@ -48,7 +48,7 @@ function limitOf(m: HeapModule): number {
  * Room a real run needs: when less than this can be allocated after a run, the heap is full.
  * An eighth of the limit, at most 64 MiB.
  */
-export function headroomFor(limitBytes: number): number {
+function headroomFor(limitBytes: number): number {
   return Math.min(64 * 1024 * 1024, Math.floor(limitBytes / 8));
 }
 

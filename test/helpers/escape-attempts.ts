@@ -1,0 +1,21 @@
+/**
+ * What agent-made JavaScript tries in order to reach past its worker, each with (part of) the error
+ * it must get: in Node a confined child process, in the browser a locked-down Web Worker. `origin`
+ * is a probe server the fetch must not reach; in Node the built-in attempt writes `marker`, which
+ * must not appear.
+ */
+/** The IndexedDB database the attempt tries to open: it must not exist afterwards. */
+export const ESCAPE_DB = 'escape';
+
+export function escapeAttempts(where: 'node' | 'browser', origin: string, marker = ''): Record<'dom' | 'indexeddb' | 'fetch' | 'process' | 'node_builtin', [string, string]> {
+  const node = where === 'node';
+  return {
+    dom: [node ? 'return document.title;' : "document.title = 'taken over'; return document.title;", 'document is not defined'],
+    indexeddb: [`return indexedDB.open('${ESCAPE_DB}');`, 'indexedDB is not defined'],
+    fetch: [`return (await fetch(${JSON.stringify(`${origin}/steal`)})).text();`, node ? 'NETWORK_DENIED' : 'may not reach'],
+    process: ['return process.env;', 'process is not defined'],
+    node_builtin: node
+      ? [`(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, 'escaped'); return 'written';`, 'refused']
+      : ["return (await import('node:fs')).readFileSync('/etc/passwd', 'utf8');", 'node:fs'],
+  };
+}

@@ -5,6 +5,7 @@
  * to the host, and answers `call`s. It imports nothing platform-specific: the Node child and the
  * browser worker each give it a {@link ScopeHost}.
  */
+import { MAX_NAME_LENGTH } from '../kernel/bounded.ts';
 import { networkAllows } from './network-policy.ts';
 import type { Fetched, HostMessage, InitMessage, LogLevel, WireError, WorkerMessage } from './protocol.ts';
 
@@ -138,10 +139,19 @@ export function startAgentScope(host: ScopeHost, init: InitMessage): AgentScope 
   }
   ctx.on = (name: string, handler: Handler) => {
     if (typeof name !== 'string' || typeof handler !== 'function') throw new TypeError('ctx.on(name, handler) takes an event name and a function');
+    if (name.length === 0 || name.length > MAX_NAME_LENGTH) throw new TypeError(`ctx.on: event names are 1 to ${MAX_NAME_LENGTH} characters, got ${name.length}`);
     let set = handlers.get(name);
-    if (!set) handlers.set(name, (set = new Set()));
+    if (!set) {
+      handlers.set(name, (set = new Set()));
+      // The host delivers only the names listened to: no message per event nobody handles.
+      host.post({ type: 'listen', id: 'listen', name, on: true });
+    }
     set.add(handler);
-    return () => void set.delete(handler);
+    return () => {
+      if (!set.delete(handler) || set.size > 0 || handlers.get(name) !== set) return;
+      handlers.delete(name);
+      host.post({ type: 'listen', id: 'listen', name, on: false });
+    };
   };
   Object.freeze(ctx);
 

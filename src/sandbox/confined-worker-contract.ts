@@ -75,8 +75,13 @@ export interface ConfinedWorker {
    * carrying the agent's message and stack; never hangs.
    */
   call(path: string[], args: unknown[], opts?: CallOptions): Promise<unknown>;
-  /** Pushes an event into the worker, to the handlers the code registered with `ctx.on(name, handler)`. Dropped while the worker restarts. */
+  /**
+   * Pushes an event into the worker, to the handlers the code registered with `ctx.on(name, handler)`.
+   * Dropped when no handler listens to `name` (nothing crosses), and while the worker restarts.
+   */
   deliver(name: string, payload: unknown): void;
+  /** Whether the code has a handler for event `name` (see {@link deliver}). */
+  listens(name: string): boolean;
   /** Which exports the module has (e.g. to check declared vs implemented tools). */
   describe(): Promise<ModuleDescription>;
   /** Stops the worker; calls in flight and later calls reject with `SANDBOX_TERMINATED`. */

@@ -136,7 +136,11 @@ describe('confined worker calls', () => {
       source: `
         let ticks = [];
         export default {
-          init(ctx) { ctx.on('tick', (p) => { ticks.push(p.n); ctx.status({ ticks: ticks.length }); }); return 'ready'; },
+          init(ctx) {
+            ctx.on('tick', (p) => { ticks.push(p.n); ctx.status({ ticks: ticks.length }); });
+            ctx.on('gone', () => ticks.push('gone'))();
+            return 'ready';
+          },
           tools: {
             count: (args) => ({ ticks, args }),
             fail: async () => { const e = new RangeError('out of range: 7'); e.code = 'MY_CODE'; throw e; },
@@ -150,7 +154,9 @@ describe('confined worker calls', () => {
     try {
       assert.deepEqual(await w.describe(), { exports: ['default'], members: ['init', 'tools', 'dispose'], tools: ['count', 'fail', 'text'] });
       assert.equal(await w.call(['init'], []), 'ready');
+      assert.deepEqual([w.listens('tick'), w.listens('gone'), w.listens('other')], [true, false, false], 'only names with a handler are listened to');
       w.deliver('tick', { n: 1 });
+      w.deliver('gone', { n: 0 });
       w.deliver('tick', { n: 2 });
       w.deliver('other', { n: 3 });
       let seen: unknown;

@@ -28,6 +28,9 @@ interface PendingCall {
   abandoned: boolean;
 }
 
+/** Most event names one worker's code may listen to (each is checked on every event of the bus). */
+const MAX_LISTENED = 256;
+
 /** One started worker process or Web Worker: a restart makes a new generation. */
 interface Generation {
   transport: SandboxTransport;
@@ -63,8 +66,11 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
   let generation: Promise<Generation> | undefined;
   let terminated = false;
   let seq = 0;
+  /** Event names the current generation's code listens to (each generation registers its own). */
+  let listened = new Set<string>();
 
   const start = async (): Promise<Generation> => {
+    listened = new Set();
     const transport = await startTransport({ name: o.name, memoryMb: o.limits.memoryMb, maxMessageBytes: o.limits.maxMessageBytes, workerUrl: o.workerUrl });
     let settle!: { resolve(d: ModuleDescription): void; reject(e: unknown): void };
     const ready = new Promise<ModuleDescription>((resolve, reject) => (settle = { resolve, reject }));
@@ -235,6 +241,11 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
         return;
       case 'log':
         return report(msg.level, msg.text);
+      case 'listen':
+        if (!msg.on) listened.delete(msg.name);
+        else if (listened.size < MAX_LISTENED) listened.add(msg.name);
+        else report('warn', `${label}: listens to more than ${MAX_LISTENED} event names; ${quote(msg.name)} is not delivered`);
+        return;
     }
   };
 
@@ -307,7 +318,7 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
 
     deliver(name, payload) {
       if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAME_LENGTH) throw invalid(`${label}: event names are 1 to ${MAX_NAME_LENGTH} characters, got ${quote(name)}`);
-      if (terminated || !generation) return;
+      if (terminated || !generation || !listened.has(name)) return;
       void generation.then(
         async (g) => {
           await g.ready;
@@ -315,6 +326,8 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
         },
       ).catch((e) => report('error', `${label}: event ${quote(name)} was not delivered: ${(e as Error).message}`));
     },
+
+    listens: (name) => listened.has(name),
 
     async describe() {
       return (await live()).ready;

@@ -84,3 +84,29 @@ test('a crash fails the calls in flight with the reason, and a new worker is sta
   assert.equal(s.sent.filter((m) => m.type === 'init').length, 2);
   await w.terminate();
 });
+
+test('only event names the worker listens to are delivered; it can stop listening; names past the limit are not kept', async () => {
+  const s = scripted();
+  const logs: string[] = [];
+  const w = await createConfinedWorkerOver(s.starter, { name: 'v', source: '', capabilities: {}, onLog: (e) => logs.push(e.text) });
+  const delivered = () => s.sent.filter((m) => m.type === 'deliver').map((m) => m.type === 'deliver' && m.name);
+  w.deliver('tick', 1);
+  await tick();
+  assert.deepEqual(delivered(), [], 'nobody listens yet: nothing crosses');
+  s.worker({ type: 'listen', id: 'listen', name: 'tick', on: true });
+  s.worker({ type: 'listen', id: 'listen', name: 'x'.repeat(129), on: true });
+  w.deliver('tick', 2);
+  w.deliver('tock', 3);
+  await tick();
+  assert.deepEqual(delivered(), ['tick']);
+  s.worker({ type: 'listen', id: 'listen', name: 'tick', on: false });
+  w.deliver('tick', 4);
+  await tick();
+  assert.deepEqual(delivered(), ['tick'], 'not after it stopped listening');
+  for (let i = 0; i < 300; i++) s.worker({ type: 'listen', id: 'listen', name: `e${i}`, on: true });
+  assert.equal(w.listens('e255'), true);
+  assert.equal(w.listens('e256'), false);
+  assert.ok(logs.some((l) => /listens to more than 256 event names; "e256" is not delivered/.test(l)), logs.join('\n'));
+  assert.ok(logs.some((l) => /ignored a message from the worker/.test(l)), 'a name over the limit is refused');
+  await w.terminate();
+});

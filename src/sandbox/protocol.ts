@@ -4,17 +4,20 @@
  * receive with these schemas; errors cross as `{ name, message, stack?, code? }`.
  *
  * Host -> worker: `init` (once), `call`, `cap-result`, `fetch-result`, `deliver`.
- * Worker -> host: `ready` / `load-failed` (once), `result`, `cap`, `fetch`, `log`.
+ * Worker -> host: `ready` / `load-failed` (once), `result`, `cap`, `fetch`, `log`, `listen` (the
+ * first handler of an event name was added with `ctx.on`, or its last removed: only names listened
+ * to are delivered).
  * A `call` is answered by exactly one `result` with its id; a `cap` or `fetch` the worker sends is
  * answered by one `cap-result` / `fetch-result` with the worker's id.
  */
 import { z } from 'zod';
+import { MAX_NAME_LENGTH } from '../kernel/bounded.ts';
 
 const id = z.string().min(1).max(64);
 const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array, 'a Uint8Array');
 
-/** Longest capability, event or export name, in characters. */
-export const MAX_NAME_LENGTH = 128;
+/** Longest capability, event or export name, in characters (the kernel's bound for every name). */
+export { MAX_NAME_LENGTH };
 const name = z.string().min(1).max(MAX_NAME_LENGTH);
 
 /** An error as it crosses the boundary. */
@@ -105,9 +108,11 @@ export const FetchMessageSchema = z.object({
 export type FetchRequest = z.infer<typeof FetchMessageSchema>;
 export const LogMessageSchema = z.object({ type: z.literal('log'), id, level: z.enum(['log', 'info', 'warn', 'error', 'debug']), text: z.string().max(64 * 1024) });
 export type LogLevel = z.infer<typeof LogMessageSchema>['level'];
+/** The worker's code listens to event `name` (`on`), or stopped (`!on`). */
+export const ListenMessageSchema = z.object({ type: z.literal('listen'), id, name, on: z.boolean() });
 
 /** Worker -> host. */
-export const WorkerMessageSchema = z.discriminatedUnion('type', [ReadyMessageSchema, LoadFailedMessageSchema, ResultMessageSchema, CapMessageSchema, FetchMessageSchema, LogMessageSchema]);
+export const WorkerMessageSchema = z.discriminatedUnion('type', [ReadyMessageSchema, LoadFailedMessageSchema, ResultMessageSchema, CapMessageSchema, FetchMessageSchema, LogMessageSchema, ListenMessageSchema]);
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
 
 /**

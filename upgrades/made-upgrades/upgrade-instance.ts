@@ -113,7 +113,8 @@ export class UpgradeInstance {
   /** Delivers the public events of `bus` to the worker until it stops. */
   listen(bus: Pick<EventSource, 'onAny'>): void {
     this.subscription = bus.onAny((r) => {
-      const e = this.worker && !this.stopping ? publicEvent(r, this.id) : undefined;
+      // Only names its code listens to are cut down and sent (a tool call is an event: most are not).
+      const e = this.worker && !this.stopping && this.worker.listens(r.type) ? publicEvent(r, this.id) : undefined;
       if (e) this.worker!.deliver(e.name, e.payload);
     });
   }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import type { ArmatureEvents, PythonPoolState } from '../../src/kernel/events.ts';
 import { createPyodideRuntime, RuntimeOptionError, type PyodideRuntimeApi, type PyodideRuntimeOptions } from './runtime.ts';
+import { POOL_EVENT_MS } from './runtime-pool.ts';
 import { primeSnapshot } from '../../test/helpers/snapshot.ts';
 
 /** A tool `gate` whose calls wait until the test opens it; `entered` resolves when Python reached it. */
@@ -169,6 +170,30 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       assert.equal(p.rt.getState().pool!.queued, 0);
       g.open();
       await a;
+    } finally {
+      await p.rt.dispose();
+    }
+  });
+
+  test('a burst of runs is told in few python:pool events, the last one the state after it', async () => {
+    const p = pool({ poolSize: 2 });
+    try {
+      assert.equal(value(await p.rt.execute('1', { session: 'warm' })), 1);
+      await p.rt.endSession('warm');
+      const before = p.states.length;
+      const runs = 40;
+      await Promise.all(
+        Array.from({ length: runs }, async (_, i) => {
+          assert.equal(value(await p.rt.execute(`${i}`, { session: `s${i}` })), i);
+          await p.rt.endSession(`s${i}`);
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 2 * POOL_EVENT_MS));
+      const told = p.states.length - before;
+      // Each run changes the state at least twice (taken, released): 80+ events without the limit.
+      assert.ok(told >= 1 && told < runs, `${told} python:pool events for ${runs} runs`);
+      assert.deepEqual(p.states.at(-1), p.rt.getState().pool, 'the last event is the state now');
+      assert.deepEqual([p.states.at(-1)!.busy, p.states.at(-1)!.sessions, p.states.at(-1)!.queued], [0, 0, 0]);
     } finally {
       await p.rt.dispose();
     }

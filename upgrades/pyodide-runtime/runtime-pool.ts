@@ -19,7 +19,8 @@
  *   (`notice`) that its globals were lost.
  * - The pool's runtimes report runs (`python:started` / `stdout` / `stderr` / `finished`, by run
  *   id) as the shared one does; their own status and start-up progress are summed up as
- *   `python:pool` instead, so `python:state` stays the shared runtime's.
+ *   `python:pool` instead (at most one event per {@link POOL_EVENT_MS}, carrying the state of then),
+ *   so `python:state` stays the shared runtime's.
  */
 import { nameProblem, quote, timerMs } from '../../src/kernel/bounded.ts';
 import type { PythonPoolState } from '../../src/kernel/events.ts';
@@ -57,6 +58,12 @@ interface Refusal {
   hint: string;
 }
 
+/**
+ * Least time between two `python:pool` events: under a burst of runs the state changes at every
+ * run's start and end, and an event each time would push everything else out of the event history.
+ */
+export const POOL_EVENT_MS = 100;
+
 /** Most sessions remembered as having lost their runtime, to tell them so at their next run. */
 const MAX_RECLAIMED = 4096;
 
@@ -76,6 +83,9 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   let modules: { path: string; source: string }[] | undefined;
   let disposed = false;
   let lastState = '';
+  let lastEmitAt = -Infinity;
+  /** The `python:pool` event waiting for its turn (see {@link POOL_EVENT_MS}). */
+  let trailing: ReturnType<typeof setTimeout> | undefined;
 
   const state = (): PythonPoolState => ({
     size: o.size,
@@ -85,12 +95,21 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     queued: waiting.length,
     queueLimit: o.queueLimit,
   });
-  const changed = () => {
+  const publish = () => {
+    trailing = undefined;
     const s = state();
     const key = JSON.stringify(s);
     if (key === lastState) return;
     lastState = key;
+    lastEmitAt = performance.now();
     host.emit('python:pool', s);
+  };
+  /** The state changed: told at once, or at most every {@link POOL_EVENT_MS} with the state of then. */
+  const changed = () => {
+    if (trailing || disposed) return;
+    const wait = lastEmitAt + POOL_EVENT_MS - performance.now();
+    if (wait <= 0) return publish();
+    trailing = setTimeout(publish, wait);
   };
 
   // The pool's runtimes report runs as the shared one does; their status is the pool's.
@@ -364,6 +383,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
 
     async dispose() {
       disposed = true;
+      clearTimeout(trailing);
       const gone: Refusal = { refused: { type: 'RuntimeNotReady', message: 'the runtime was disposed while the run waited for a runtime of the pool; nothing ran', traceback: '' }, hint: 'Create a new runtime.' };
       for (const w of waiting.splice(0)) w.grant(gone);
       const all = [...members];

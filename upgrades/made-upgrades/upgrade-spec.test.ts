@@ -36,6 +36,9 @@ test('static problems name the field and the fix', () => {
   assert.match(with_({ dependencies: ['notes-index'] }), /cannot depend on itself/);
   assert.match(with_({ tools: [{ name: 'Bad Name', description: 'x', inputSchema: { type: 'object' } } as never] }), /tools\[0\]: \$\.name: a tool name in snake_case/);
   assert.match(with_({ events: [{ name: 'other:counted' }] }), /events\[0\]\.name "other:counted" is not "notes-index:<event>"/);
+  assert.match(with_({ events: [{ name: 'notes-index:counted', schema: 'number' as never }] }), /events\[0\]\.schema of notes-index:counted must be a JSON Schema object/);
+  assert.match(with_({ events: [{ name: 'notes-index:counted', schema: { type: 'no-such-type' } }] }), /events\[0\]\.schema of notes-index:counted is not a usable JSON Schema/);
+  assert.match(with_({ events: [{ name: 'notes-index:counted' }, { name: 'notes-index:counted' }] }), /event notes-index:counted is declared twice/);
   assert.match(with_({ widget: { title: '', category: 'nowhere' as never } }), /widget\.title .* widget\.category "nowhere" is not one of/);
   assert.match(with_({ tests: [{ name: 'a', tool: 'missing', args: {} }, { name: 'a', tool: 'notes_summary', args: [] as never }] }), /tests\[0\]\.tool "missing" is not one of its tools \(notes_summary\).*tests\[1\]\.name a is used twice.*tests\[1\]\.args must be an object/);
   assert.match(with_({ tests: [{ name: 'a', tool: 'notes_summary', args: {}, expect: 1, expect_error: 'X' }] }), /both expect and expect_error/);

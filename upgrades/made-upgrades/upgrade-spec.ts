@@ -5,7 +5,7 @@
  * conversion from `create_upgrade` / `update_upgrade` arguments to that content.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import { EVENT_PART } from '../../src/kernel/declared-events.ts';
+import { compileDeclarations, EVENT_PART } from '../../src/kernel/declared-events.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { formatJsonPath, ToolDeclarationSchema, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { namespaceOfMadeUpgrade } from '../../src/kernel/namespaces.ts';
@@ -144,10 +144,19 @@ export function staticProblems(c: MadeUpgradeContent): string[] {
   }
   if (!Array.isArray(c.events)) problems.push('events must be a list of { name, schema? }.');
   else {
+    const before = problems.length;
     c.events.forEach((e, i) => {
       const name = e?.name;
       if (typeof name !== 'string' || !name.startsWith(`${c.id}:`) || !EVENT_PART.test(name.slice(c.id.length + 1))) problems.push(`events[${i}].name ${quote(name)} is not "${c.id}:<event>" with a kebab-case event, e.g. "${c.id}:counted".`);
     });
+    // What the bus will refuse at the start (a schema that is not one, an event declared twice): said here.
+    if (problems.length === before) {
+      try {
+        compileDeclarations(c.id, c.events, new Set());
+      } catch (e) {
+        problems.push(`${(e as Error).message.replace(/^\[events\] /, '')}.`);
+      }
+    }
   }
   if (c.widget !== undefined) {
     const w = c.widget as { title?: unknown; category?: unknown };

@@ -2,7 +2,7 @@
  * The options of a confined worker checked and filled in with their defaults, once, before
  * anything starts: a bad name, capability or limit is refused with `INVALID_OPTIONS` naming it.
  */
-import { quote } from '../kernel/bounded.ts';
+import { quote, timeoutProblem } from '../kernel/bounded.ts';
 import type { Capability, ConfinedWorkerLimits, ConfinedWorkerOptions } from './confined-worker-contract.ts';
 import { SandboxError } from './errors.ts';
 import { normalizeNetworkPolicy } from './network-policy.ts';
@@ -55,6 +55,8 @@ export function checkOptions(options: ConfinedWorkerOptions): CheckedOptions {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalid(`${label}: limits.${key} must be a positive number, got ${quote(value)}`);
     limits[key as keyof typeof DEFAULTS] = Math.floor(value);
   }
+  const badTimeout = timeoutProblem(limits.callTimeoutMs, 'limits.callTimeoutMs');
+  if (badTimeout) throw invalid(`${label}: ${badTimeout}`);
   if (limits.memoryMb < 16) throw invalid(`${label}: limits.memoryMb must be at least 16, got ${limits.memoryMb}`);
   if (limits.maxMessageBytes < 1024) throw invalid(`${label}: limits.maxMessageBytes must be at least 1024, got ${limits.maxMessageBytes}`);
   return {

@@ -176,6 +176,7 @@ describe('confined worker calls', () => {
       });
       await assert.rejects(w.call(['tools', 'text'], [{}]), /threw a string: a plain string/);
       await assert.rejects(w.call(['tools', 'missing'], [{}]), /no export tools\.missing/);
+      await assert.rejects(w.call(['tools', 'count'], [{}], { timeoutMs: 2 ** 31 }), /timeoutMs 2147483648 is out of range: it must be 1 to 2147483647 ms/);
       await assert.rejects(w.call(['tools'], [{}]), /tools is a object, not a function/);
     } finally {
       await w.terminate();
@@ -207,6 +208,8 @@ describe('confined worker calls', () => {
     await assert.rejects(createConfinedWorker({ name: 'x', source: '', capabilities: {}, network: ['https://a.example/path'] }), /has more than an origin/);
     await assert.rejects(createConfinedWorker({ name: 'x', source: '', capabilities: {}, network: 'all' as never }), /network must be "none" or a list of origins/);
     await assert.rejects(createConfinedWorker({ name: 'x', source: '', capabilities: {}, limits: { callTimeoutMs: -1 } }), /limits.callTimeoutMs must be a positive number/);
+    // A timer cannot hold more: it would fire at once and time every call out.
+    await assert.rejects(createConfinedWorker({ name: 'x', source: '', capabilities: {}, limits: { callTimeoutMs: 2 ** 31 } }), /limits\.callTimeoutMs 2147483648 is out of range: it must be 1 to 2147483647 ms/);
   });
 });
 

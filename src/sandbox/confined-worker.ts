@@ -7,7 +7,7 @@
  * performs under the network policy, and ECMAScript. The contract is `confined-worker-contract.ts`,
  * the options' checks `confined-worker-options.ts`; this file is the host's logic.
  */
-import { quote } from '../kernel/bounded.ts';
+import { quote, timeoutProblem } from '../kernel/bounded.ts';
 import { isNode } from '../platform/detect.ts';
 import { toWireError } from './agent-scope.ts';
 import type { ConfinedWorker, ConfinedWorkerOptions, ModuleDescription, RestartReason } from './confined-worker-contract.ts';
@@ -278,7 +278,8 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
       }
       if (!Array.isArray(args) || args.length > 64) throw invalid(`${label}: call arguments must be an array of at most 64 values`);
       const timeoutMs = opts.timeoutMs ?? o.limits.callTimeoutMs;
-      if (!(timeoutMs > 0)) throw invalid(`${label}: timeoutMs must be a positive number of ms, got ${quote(timeoutMs)}`);
+      const badTimeout = timeoutProblem(timeoutMs, 'timeoutMs');
+      if (badTimeout) throw invalid(`${label}: ${badTimeout}`);
       if (opts.signal?.aborted) throw aborted(path);
       const g = await live();
       if (opts.signal?.aborted) throw aborted(path);

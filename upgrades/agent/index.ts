@@ -1,3 +1,4 @@
+import { configNumber } from '../../src/kernel/config-number.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
@@ -30,7 +31,7 @@ export const metadata: UpgradeMetadata = {
  * (tests and benchmarks: a function making the model; default the provider library's).
  */
 export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
-  const num = (k: string) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : undefined);
+  const num = (k: string) => configNumber(ctx.config, metadata.id, k);
   const node = isNode();
   // Keys: environment variables in Node; this browser's storage on the dashboard (never the workspace).
   const keys = node

@@ -1,3 +1,4 @@
+import { configNumber } from '../../src/kernel/config-number.ts';
 import type { ChangesApi } from '../../src/kernel/change-contract.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -34,7 +35,7 @@ export const metadata: UpgradeMetadata = {
  * canary watches; default 10), `canaryFailureShare` (share of them that may fail; default 0.5).
  */
 export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
-  const num = (k: string, d: number) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : d);
+  const num = (k: string, d: number) => configNumber(ctx.config, metadata.id, k, d);
   const changes = deps.Changes as ChangesApi;
   const runner = deps.ToolRunner as ToolRunnerApi;
   const pythonTool = deps.PythonTool as PythonToolApi | undefined;

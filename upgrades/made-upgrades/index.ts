@@ -1,3 +1,4 @@
+import { configNumber } from '../../src/kernel/config-number.ts';
 import type { ChangesApi } from '../../src/kernel/change-contract.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -55,7 +56,7 @@ export const metadata: UpgradeMetadata = {
  * status updates, each; default 50).
  */
 export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) => {
-  const num = (k: string, d: number) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : d);
+  const num = (k: string, d: number) => configNumber(ctx.config, metadata.id, k, d);
   const changes = deps.Changes as ChangesApi;
   const runner = deps.ToolRunner as ToolRunnerApi;
   const overlay = deps.PersonaOverlay as PersonaOverlayApi | undefined;

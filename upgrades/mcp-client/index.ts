@@ -1,3 +1,4 @@
+import { configNumber } from '../../src/kernel/config-number.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
 import { McpServersSchema } from '../../src/kernel/mcp-servers.ts';
@@ -30,7 +31,7 @@ export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx)
     throw new ArmatureError('INVALID_MCP_CONFIG', `[McpClient] config.servers: ${parsed.error.issues.map((i) => `at ${formatJsonPath(i.path)}: ${i.message}`).join('; ')}`);
   }
   const servers = { ...(ctx.persona.mcpServers ?? {}), ...parsed.data };
-  const num = (k: string) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : undefined);
+  const num = (k: string) => configNumber(ctx.config, metadata.id, k);
   const client = createMcpClient({
     runner: deps.ToolRunner as ToolRunnerApi,
     bus: ctx.bus,

@@ -1,3 +1,4 @@
+import { configNumber } from '../../src/kernel/config-number.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
@@ -17,7 +18,7 @@ export const metadata: UpgradeMetadata = {
 };
 
 export const factory: UpgradeModule<PythonToolApi>['factory'] = (deps, ctx) => {
-  const num = (k: string) => (typeof ctx.config[k] === 'number' ? (ctx.config[k] as number) : undefined);
+  const num = (k: string) => configNumber(ctx.config, metadata.id, k);
   const { api, tools } = createPythonTool({
     runtime: deps.PyodideRuntime as PyodideRuntimeApi,
     runner: deps.ToolRunner as ToolRunnerApi,

@@ -1,4 +1,5 @@
 import { Container } from './container.ts';
+import { dependencyOrder } from './dependency-order.ts';
 import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from './errors.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Disposable } from './lifecycle.ts';
@@ -248,19 +249,11 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
 
 /** Persona upgrades ordered so that dependencies come first; ties keep the persona's order. */
 export function orderByDependencies(ids: readonly string[], manifests: Manifests): string[] {
-  const wanted = new Set(ids);
-  const out: string[] = [];
-  const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (id: string) => {
-    if (state.get(id)) return; // a cycle is left for the container to report with its path
-    state.set(id, 'visiting');
+  // A cycle is left for the container to report with its path.
+  return dependencyOrder(ids, (id) => {
     const entry = manifests.upgrades.get(id)!;
-    for (const d of [...entry.dependencies, ...entry.optionalDependencies]) if (wanted.has(d)) visit(d);
-    state.set(id, 'done');
-    out.push(id);
-  };
-  ids.forEach(visit);
-  return out;
+    return [...entry.dependencies, ...entry.optionalDependencies];
+  });
 }
 
 function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {

@@ -27,7 +27,8 @@ import { LineageStore } from './lineage.ts';
 import { presentChange } from './present.ts';
 import { ChangeRecords, targetQueue } from './records.ts';
 import { RunTracker } from './run-tracker.ts';
-import { dependencyOrder, trimTest, verdictOf } from './verdict.ts';
+import { trimTest, verdictOf } from './verdict.ts';
+import { dependencyOrder } from '../../src/kernel/dependency-order.ts';
 
 /** Options of {@link createChanges}. */
 export interface ChangesOptions {
@@ -391,7 +392,7 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
           fail(r, e);
         }
       }
-      for (const target of dependencyOrder(inForce, (c) => h.dependenciesOf?.(c) ?? [])) {
+      for (const target of dependencyOrder(inForce.keys(), (t) => h.dependenciesOf?.(inForce.get(t)!.content) ?? [])) {
         const { r, content } = inForce.get(target)!;
         await serial(kind, target, async () => {
           try {

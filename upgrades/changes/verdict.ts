@@ -23,20 +23,3 @@ export function trimTest(t: ChangeTest, maxChars: number): ChangeTest {
   return json.length <= maxChars ? t : { ...t, value: `${json.slice(0, maxChars)}… [${json.length - maxChars} more characters of JSON]` };
 }
 
-/**
- * The keys of `items` ordered so that each comes after the keys `depsOf` names for it (those in
- * `items`; others are ignored). Ties keep the map's order; a cycle is broken where it is found.
- */
-export function dependencyOrder<T>(items: ReadonlyMap<string, { content: T }>, depsOf: (content: T) => readonly string[]): string[] {
-  const out: string[] = [];
-  const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (key: string) => {
-    if (state.has(key)) return;
-    state.set(key, 'visiting');
-    for (const d of depsOf(items.get(key)!.content)) if (items.has(d)) visit(d);
-    state.set(key, 'done');
-    out.push(key);
-  };
-  for (const key of items.keys()) visit(key);
-  return out;
-}

@@ -6,6 +6,7 @@
  * one's calls in flight finish, its subscriptions and worker end; the upgrades that depend on it
  * are reloaded after it, in dependency order.
  */
+import { dependencyOrder } from '../../src/kernel/dependency-order.ts';
 import { personaAllows } from '../../src/kernel/allow-list.ts';
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/kernel/change-contract.ts';
@@ -93,18 +94,7 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
   };
 
   /** The in-force upgrades in dependency order (each after what it depends on). */
-  const ordered = (): string[] => {
-    const out: string[] = [];
-    const seen = new Set<string>();
-    const visit = (id: string) => {
-      if (seen.has(id) || !inForce.has(id)) return;
-      seen.add(id);
-      agentDeps(inForce.get(id)!.content).forEach(visit);
-      out.push(id);
-    };
-    [...inForce.keys()].sort().forEach(visit);
-    return out;
-  };
+  const ordered = (): string[] => dependencyOrder([...inForce.keys()].sort(), (id) => agentDeps(inForce.get(id)!.content));
   /** Running upgrades that depend on `id`, directly or not, in dependency order. */
   const dependentsOf = (id: string): string[] => {
     const found = new Set<string>();

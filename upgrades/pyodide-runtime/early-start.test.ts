@@ -9,6 +9,7 @@ import { pythonChildPids } from '../../test/helpers/python-children.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { pyodideWorkerScript } from '../../src/platform/package-layout.ts';
 import { startPythonEarly } from './early-start.ts';
+import { startPythonChild, startPythonChildEarly } from './process-link.ts';
 import { createPyodideRuntime } from './runtime.ts';
 import { defaultIndexURL, spawnWorker, spawnWorkerEarly } from './worker-handle.ts';
 
@@ -50,6 +51,23 @@ test('a child started early for other options is not taken: the runtime starts i
     assert.ok(early.every((p) => now.includes(p)));
   } finally {
     await sys.dispose();
+  }
+});
+
+test('a child started early that nobody takes is stopped after its wait; a later start makes a new one', async () => {
+  const before = new Set(pythonChildPids());
+  const launch = { memoryMb: 2900, maxFrameBytes: 1 << 20 };
+  startPythonChildEarly(launch, 300);
+  await until('the early child', () => pythonChildPids().some((p) => !before.has(p)));
+  const [early] = pythonChildPids().filter((p) => !before.has(p));
+  await until('the unclaimed child to stop', () => !pythonChildPids().includes(early!));
+  const { child } = await startPythonChild(launch);
+  try {
+    await until('the new child', () => pythonChildPids().some((p) => !before.has(p)));
+    assert.equal(child.ended, false, 'not the stopped one');
+    assert.notEqual(pythonChildPids().filter((p) => !before.has(p))[0], early);
+  } finally {
+    await child.terminate();
   }
 });
 

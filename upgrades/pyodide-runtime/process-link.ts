@@ -95,9 +95,9 @@ const launchKey = (o: PythonChildOptions) => JSON.stringify([o.memoryMb, o.maxFr
  * Starts a child now for a runtime that will ask for one with the same options soon (a command
  * that runs Python starts it before booting the rest): the child's start (~70 ms) and that of
  * boot overlap. The next {@link startPythonChild} with equal options takes it; one nobody took
- * within a minute is stopped. Never throws: a child that could not start is simply not kept.
+ * within `unclaimedMs` (a minute) is stopped. Never throws: a child that could not start is simply not kept.
  */
-export function startPythonChildEarly(o: PythonChildOptions): void {
+export function startPythonChildEarly(o: PythonChildOptions, unclaimedMs = EARLY_CHILD_MS): void {
   const key = launchKey(o);
   if (earlyChildren.has(key)) return;
   const started = spawnPythonChild(o);
@@ -108,7 +108,7 @@ export function startPythonChildEarly(o: PythonChildOptions): void {
         if (earlyChildren.get(key) !== started) return;
         earlyChildren.delete(key);
         void s.child.terminate();
-      }, EARLY_CHILD_MS);
+      }, unclaimedMs);
       timer.unref();
     },
     () => {

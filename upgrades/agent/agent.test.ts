@@ -53,12 +53,12 @@ async function setup(s: Setup) {
   let releaseSlow: () => void = () => {};
   let markSlowStarted: () => void = () => {};
   const slowStarted = new Promise<void>((r) => (markSlowStarted = r));
-  let interrupted = 0;
+  const interrupted: (string | undefined)[] = [];
   const sessions: (string | undefined)[] = [];
   runner.registerTools(DECLS, async (name, args, call) => {
     sessions.push(call.session);
     if (name === 'add') return (args.a as number) + (args.b as number);
-    if (name === 'slow') {
+    if (name === 'slow' || (name === 'execute_python' && args.code === 'wait')) {
       markSlowStarted();
       return new Promise((r) => (releaseSlow = () => r('slow done')));
     }
@@ -75,11 +75,11 @@ async function setup(s: Setup) {
     transcripts: new TranscriptStore(workspace.area('runs')),
     keys: environmentKeys(s.env ?? {}),
     settings: memorySettings(),
-    ...(s.noPython ? {} : { python: { getSystemPrompt: (p?: Persona) => `PYTHON PROMPT for ${p?.name}`, interrupt: () => void interrupted++ } }),
+    ...(s.noPython ? {} : { python: { getSystemPrompt: (p?: Persona) => `PYTHON PROMPT for ${p?.name}`, interrupt: (session?: string) => void interrupted.push(session) } }),
     modelFactory: async () => model,
     maxRetries: 0,
   });
-  return { bus, agent, model, runner, workspace, store, sessions, release: () => releaseSlow(), slowStarted, interrupted: () => interrupted };
+  return { bus, agent, model, runner, workspace, store, sessions, release: () => releaseSlow(), slowStarted, interrupted };
 }
 
 const eventsOf = (bus: ReturnType<typeof createEventBus>, prefix = 'agent:') => bus.history().filter((r) => r.type.startsWith(prefix));
@@ -178,6 +178,18 @@ test('abort stops a run during a tool call; the runtime stays usable', async () 
   assert.equal((await f.agent.run({ goal: 'again' })).answer, 'second run');
 });
 
+test('abort during execute_python interrupts the Python of that run\'s session, and ends the session', async () => {
+  const f = await setup({ turns: [{ toolCalls: [{ name: 'execute_python', args: { code: 'wait' } }] }] });
+  const run = f.agent.run({ goal: 'wait in Python' });
+  await f.slowStarted;
+  f.agent.abort();
+  f.release();
+  const r = await run;
+  assert.equal(r.reason, 'aborted');
+  assert.deepEqual(f.interrupted, [r.runId], 'the run\'s own session, not the shared runtime');
+  assert.deepEqual(f.bus.history(['session:ended']).map((e) => e.payload.session), [r.runId]);
+});
+
 test('code mode offers execute_python and the skill tools with the Python prompt; direct mode offers every tool', async () => {
   const code = await setup({ turns: [{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }, { name: 'execute_python', args: { code: 'print(1)' } }] }, { text: 'done' }] });
   const r = await code.agent.run({ goal: 'compute' });
@@ -194,6 +206,8 @@ test('code mode offers execute_python and the skill tools with the Python prompt
   assert.equal(pythonCall.pythonRunId, `${r.runId}/1/call_0_1`);
   // The run is its own session: its Python globals are apart from other runs' and clients'.
   assert.deepEqual(code.sessions, [r.runId]);
+  // Its runtime goes back to the pool as the run ends.
+  assert.deepEqual(code.bus.history(['session:ended']).map((e) => e.payload.session), [r.runId]);
 
   const direct = await setup({ persona: { toolMode: 'direct' }, turns: [{ text: 'ok' }] });
   await direct.agent.run({ goal: 'x' });

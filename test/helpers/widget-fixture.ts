@@ -14,6 +14,21 @@ export async function settle(el: LitElement): Promise<void> {
   await el.updateComplete;
 }
 
+/**
+ * What `read` returns once it equals `expected` (compared as JSON), or what it returned last after
+ * `timeoutMs`: for a widget that shows state carried by a rate-limited event (e.g. `python:pool`).
+ */
+export async function eventually<T>(el: LitElement, read: () => T, expected: T, timeoutMs = 2000): Promise<T> {
+  const want = JSON.stringify(expected);
+  const end = performance.now() + timeoutMs;
+  for (;;) {
+    await settle(el);
+    const got = read();
+    if (JSON.stringify(got) === want || performance.now() > end) return got;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export function $(el: Element, selector: string): HTMLElement | null {
   return el.shadowRoot!.querySelector(selector);
 }

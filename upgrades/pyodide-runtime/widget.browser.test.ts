@@ -6,7 +6,7 @@ import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { PythonStatus } from '../../src/kernel/events.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi, type RuntimeState } from './runtime.ts';
 import { PyodideRuntimeWidget } from './widget.ts';
-import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
+import { $, $$, eventually, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
 
 function setup() {
   const bus = createEventBus();
@@ -115,15 +115,16 @@ describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
       expect(b.ok && b.value, 'session A ran while session B was blocked').to.equal('a');
       // A third session waits for a worker.
       const third = rt.execute('"c"', { session: 'C' });
-      await settle(el);
-      expect(pool()).to.deep.equal(['2 of 2 (1 busy)', '2', '1 waiting (limit 5)']);
+      // The pool's event comes at most every 100 ms, with the state of then.
+      const waiting = ['2 of 2 (1 busy)', '2', '1 waiting (limit 5)'];
+      expect(await eventually(el, pool, waiting)).to.deep.equal(waiting);
       await rt.endSession('A');
       const c = await third;
       expect(c.ok && c.value).to.equal('c');
       open();
       expect(((r) => r.ok && r.value)(await blocked)).to.equal('opened');
-      await settle(el);
-      expect(pool()).to.deep.equal(['2 of 2 (0 busy)', '2', '0 waiting (limit 5)']);
+      const idle = ['2 of 2 (0 busy)', '2', '0 waiting (limit 5)'];
+      expect(await eventually(el, pool, idle)).to.deep.equal(idle);
     } finally {
       el.remove();
       await rt.dispose();

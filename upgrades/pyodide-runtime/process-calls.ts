@@ -6,6 +6,7 @@
  * the re-entry scope of its runtime (`tool-call-scope.ts`).
  */
 import { shortName } from '../../src/kernel/bounded.ts';
+import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { toWireError } from '../../src/sandbox/agent-scope.ts';
 import { policyFetch } from '../../src/sandbox/network-policy.ts';
 import type { TransportExit } from '../../src/sandbox/transport.ts';
@@ -26,7 +27,6 @@ export interface ChildCallHooks {
   post(l: ChildLink, msg: ToChild): void;
   /** Declares the child behind `l` dead (it misbehaved). */
   died(l: ChildLink, exit: TransportExit): void;
-  disposed(): boolean;
 }
 
 /** Answers `call_tool` and `fetch` for the children of one runtime. */
@@ -36,17 +36,19 @@ export class ChildCallAnswerer {
   /**
    * After an answer, the host's event loop keeps turning for `bridgePollMs` (a task per turn, each
    * turn looking at the pipe without sleeping): Python usually calls again at once, and a sleeping
-   * loop would have to be woken for it, which costs more than the call on virtual machines.
+   * loop would have to be woken for it, which costs more than the call on virtual machines. No
+   * back-off: each answer is a new reason to expect the next call.
    */
-  private hotUntil = 0;
-  private spinning = false;
+  private readonly spinner: LoopSpinner;
 
   /** `runtime` identifies the runtime in re-entry scopes. */
   constructor(
     private readonly o: ResolvedOptions,
     private readonly runtime: object,
     private readonly hooks: ChildCallHooks,
-  ) {}
+  ) {
+    this.spinner = new LoopSpinner(o.bridgePollMs, 0);
+  }
 
   /** Answers a `tool` message (a `call_tool` that came through the child's main thread). */
   async answerTool(l: ChildLink, msg: Extract<FromChild, { type: 'tool' }>): Promise<void> {
@@ -142,22 +144,10 @@ export class ChildCallAnswerer {
   /** Writes an answer frame on the worker's pipe, unless the call was cut short meanwhile. */
   private writeAnswer(l: ChildLink, callId: number, status: number, payload: Uint8Array): boolean {
     if (l.dead || !l.calls.delete(callId)) return false;
-    this.keepHot();
+    this.spinner.hold();
     l.writeFrame(answerFrame(callId, status, payload));
     if (l.sleepers.delete(callId)) this.hooks.post(l, { type: 'wake', id: 'wake' });
     return true;
-  }
-
-  private keepHot(): void {
-    if (this.o.bridgePollMs <= 0) return;
-    this.hotUntil = performance.now() + this.o.bridgePollMs;
-    if (this.spinning) return;
-    this.spinning = true;
-    const turn = () => {
-      if (performance.now() < this.hotUntil && !this.hooks.disposed()) setImmediate(turn);
-      else this.spinning = false;
-    };
-    setImmediate(turn);
   }
 }
 

@@ -32,7 +32,6 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
   const calls = new ChildCallAnswerer(o, self, {
     post: (l, msg) => conn.post(l, msg),
     died: (l, exit) => conn.died(l, exit),
-    disposed: () => conn.disposed,
   });
   calls.handler = onToolCall;
   const conn: ChildConnection = new ChildConnection(o, host, calls);

@@ -133,6 +133,14 @@ export function startAgentScope(host: ScopeHost, init: InitMessage): AgentScope 
     }
   };
 
+  const listen = (name: string, on: boolean) => {
+    try {
+      host.post({ type: 'listen', id: 'listen', name, on });
+    } catch {
+      // Only a worker on its way out cannot send: its handlers go with it.
+    }
+  };
+
   const ctx: Record<string, unknown> = Object.create(null);
   for (const name of init.capabilities) {
     ctx[name] = (...args: unknown[]) => ask((id) => ({ type: 'cap', id, name, args }));
@@ -144,13 +152,13 @@ export function startAgentScope(host: ScopeHost, init: InitMessage): AgentScope 
     if (!set) {
       handlers.set(name, (set = new Set()));
       // The host delivers only the names listened to: no message per event nobody handles.
-      host.post({ type: 'listen', id: 'listen', name, on: true });
+      listen(name, true);
     }
     set.add(handler);
     return () => {
       if (!set.delete(handler) || set.size > 0 || handlers.get(name) !== set) return;
       handlers.delete(name);
-      host.post({ type: 'listen', id: 'listen', name, on: false });
+      listen(name, false);
     };
   };
   Object.freeze(ctx);

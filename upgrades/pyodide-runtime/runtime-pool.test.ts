@@ -40,6 +40,18 @@ function pool(options: PyodideRuntimeOptions) {
   return { rt, states, until };
 }
 
+/** Runs `body` with a pool over `options` whose tool calls go to a fresh gate; disposes it after. */
+async function withPool(options: PyodideRuntimeOptions, body: (p: ReturnType<typeof pool>, g: ReturnType<typeof gate>) => Promise<void>): Promise<void> {
+  const g = gate();
+  const p = pool(options);
+  p.rt.setToolCallHandler(g.handler);
+  try {
+    await body(p, g);
+  } finally {
+    await p.rt.dispose();
+  }
+}
+
 const value = (r: Awaited<ReturnType<PyodideRuntimeApi['execute']>>) => (r.ok ? r.value : `${r.error.type}: ${r.error.message}`);
 
 before(() => primeSnapshot());
@@ -81,9 +93,8 @@ for (const isolation of ['process', 'thread'] as const) {
 }
 
 describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
-  test('an idle session loses its runtime, which stops; its next run says its globals were lost', async () => {
-    const p = pool({ poolSize: 1, poolIdleMs: 30 });
-    try {
+  test('an idle session loses its runtime, which stops; its next run says its globals were lost', () =>
+    withPool({ poolSize: 1, poolIdleMs: 30 }, async (p) => {
       assert.equal(value(await p.rt.execute('kept = 1', { session: 'S' })), null);
       // Reclaimed (the session lets go), then stopped (the free runtime is gone).
       await p.until((s) => s.sessions === 0 && s.workers === 0);
@@ -94,16 +105,10 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       const again = await p.rt.execute('kept = 2\nkept', { session: 'S' });
       assert.equal(value(again), 2);
       assert.equal(again.notice, undefined, 'told once');
-    } finally {
-      await p.rt.dispose();
-    }
-  });
+    }));
 
-  test('a session ended while its run is under way: that run finishes, and the next run of the name starts on fresh globals', async () => {
-    const g = gate();
-    const p = pool({ poolSize: 2 });
-    p.rt.setToolCallHandler(g.handler);
-    try {
+  test('a session ended while its run is under way: that run finishes, and the next run of the name starts on fresh globals', () =>
+    withPool({ poolSize: 2 }, async (p, g) => {
       assert.equal(value(await p.rt.execute('kept = 1', { session: 'S' })), null);
       const blocked = p.rt.execute('kept + (call_tool("gate") == "opened")', { session: 'S' });
       await g.reached;
@@ -113,16 +118,10 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       assert.match(next.notice ?? '', /session "S" ended before this run/);
       g.open();
       assert.equal(value(await blocked), 2, 'the run under way finished on its own globals');
-    } finally {
-      await p.rt.dispose();
-    }
-  });
+    }));
 
-  test('past the queue limit a run is refused with RUNTIME_BUSY; the pool stays usable', async () => {
-    const g = gate();
-    const p = pool({ poolSize: 1, poolQueueLimit: 1 });
-    p.rt.setToolCallHandler(g.handler);
-    try {
+  test('past the queue limit a run is refused with RUNTIME_BUSY; the pool stays usable', () =>
+    withPool({ poolSize: 1, poolQueueLimit: 1 }, async (p, g) => {
       assert.equal(value(await p.rt.execute('secret = "a"', { session: 'A' })), null);
       const a = p.rt.execute('call_tool("gate")', { session: 'A' });
       await g.reached;
@@ -147,16 +146,10 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       const back = await p.rt.execute('secret', { session: 'A' });
       assert.equal(!back.ok && back.error.type, 'NameError');
       assert.match(back.notice ?? '', /session "A" ended before this run, so its Python runtime went to other work: its globals/);
-    } finally {
-      await p.rt.dispose();
-    }
-  });
+    }));
 
-  test('a waiting run gives up after its timeout, and a cancelled one leaves the queue', async () => {
-    const g = gate();
-    const p = pool({ poolSize: 1 });
-    p.rt.setToolCallHandler(g.handler);
-    try {
+  test('a waiting run gives up after its timeout, and a cancelled one leaves the queue', () =>
+    withPool({ poolSize: 1 }, async (p, g) => {
       const a = p.rt.execute('call_tool("gate")', { session: 'A' });
       await g.reached;
       const late = await p.rt.execute('1', { session: 'B', timeoutMs: 50 });
@@ -170,14 +163,10 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       assert.equal(p.rt.getState().pool!.queued, 0);
       g.open();
       await a;
-    } finally {
-      await p.rt.dispose();
-    }
-  });
+    }));
 
-  test('a burst of runs is told in few python:pool events, the last one the state after it', async () => {
-    const p = pool({ poolSize: 2 });
-    try {
+  test('a burst of runs is told in few python:pool events, the last one the state after it', () =>
+    withPool({ poolSize: 2 }, async (p) => {
       assert.equal(value(await p.rt.execute('1', { session: 'warm' })), 1);
       await p.rt.endSession('warm');
       const before = p.states.length;
@@ -194,10 +183,7 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       assert.ok(told >= 1 && told < runs, `${told} python:pool events for ${runs} runs`);
       assert.deepEqual(p.states.at(-1), p.rt.getState().pool, 'the last event is the state now');
       assert.deepEqual([p.states.at(-1)!.busy, p.states.at(-1)!.sessions, p.states.at(-1)!.queued], [0, 0, 0]);
-    } finally {
-      await p.rt.dispose();
-    }
-  });
+    }));
 
   test('bad pool options and session names are refused with the value and what to pass', async () => {
     assert.throws(() => createPyodideRuntime({ poolSize: 0 }, { emit: () => undefined }), (e: unknown) => e instanceof RuntimeOptionError && /option poolSize 0: it must be a whole number of runtimes from 1 to 64/.test(e.message));

@@ -74,8 +74,10 @@ export interface ArmatureEvents {
   /** The loader finished booting a persona. */
   'system:booted': { persona: string; loaded: string[]; failed: string[]; durationMs: number };
 
-  /** A module registered tools with the ToolRunner. */
+  /** Tools were registered with the ToolRunner (by the module that declares them). */
   'tool:registered': { module: string; names: string[] };
+  /** A registration of tools was removed (its module disposed, a made tool retired or replaced, an MCP server's list changed). */
+  'tool:unregistered': { module: string; names: string[] };
   /** A tool call started. */
   'tool:started': { callId: string; name: string; caller: ToolCaller };
   /** A tool call finished (successfully or not). */

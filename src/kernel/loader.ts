@@ -218,7 +218,6 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
                 );
               const handlers = instance.tools!;
               registration = runner.registerTools(declared, (name, args, call) => handlers[name]!(args, call));
-              bus.emit('tool:registered', { module: entry.id, names: implemented });
             }
           },
           dispose: async () => {

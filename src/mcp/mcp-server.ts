@@ -118,8 +118,10 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
       void server.sendResourceListChanged().catch(() => undefined);
     }, 100);
   };
+  const toolsChanged = () => void server.sendToolListChanged().catch(() => undefined);
   const subs = [
-    sys.bus.on('tool:registered', () => void server.sendToolListChanged().catch(() => undefined)),
+    sys.bus.on('tool:registered', toolsChanged),
+    sys.bus.on('tool:unregistered', toolsChanged),
     sys.bus.on('workspace:deleted', resourcesChanged),
     sys.bus.on('workspace:written', resourcesChanged),
   ];

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { spawnConfinedChild } from './confined-child.ts';
 import type { TransportExit } from './transport.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
+import { until } from '../../test/helpers/until.ts';
 
 /** A child entry that says `count` frames on fd 3 at once, then exits with `code` (or stays, if undefined). */
 function entry(count: number, code?: number): string {
@@ -25,11 +26,6 @@ ${code === undefined ? "channel.on('close', () => process.exit(0));" : `channel.
 }
 
 const options = (file: string) => ({ entry: file, heapMb: 64, rssLimitMb: 512, maxFrameBytes: 1024 });
-
-async function until(what: string, done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(done(), `timed out waiting for ${what}`);
-}
 
 test('messages and the exit of a child that spoke and ended before anyone listened reach the first handlers, once', async () => {
   const child = spawnConfinedChild(options(entry(2, 3)));

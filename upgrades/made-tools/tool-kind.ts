@@ -226,7 +226,6 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
       if (content.language === 'python') candidates.delete(info.hash);
       pythonDirty = true;
       if (previous?.js && previous.js !== js) void previous.js.stop();
-      o.bus.emit('tool:registered', { module: MADE_TOOLS_ID, names: [target] });
       o.parts.loaded(partId(target), { version: `v${info.version}`, durationMs: performance.now() - t0 });
     },
 

@@ -13,7 +13,7 @@ export class MadeToolsWidget extends ModuleWidget<MadeToolsApi> {
   private readonly events = new BusController(
     this,
     () => this.bus,
-    ['tool:registered', 'tool:finished', 'change:activated', 'change:rolled-back', 'module:disposed'],
+    ['tool:registered', 'tool:unregistered', 'tool:finished', 'change:activated', 'change:rolled-back', 'module:disposed'],
     (r) => {
       const p = r.payload as { name?: string; module?: string; change?: { kind: string }; parent?: string };
       if (p.name?.includes('.') || p.module === metadata.id || p.change?.kind === 'tool' || p.parent === metadata.id) this.lastActivity = r.at;

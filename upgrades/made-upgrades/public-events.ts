@@ -27,6 +27,7 @@ export function publicEvent(record: AnyEventRecord, self: string): { name: strin
       return { name, payload: { id: p.id, ...(p.parent ? { parent: p.parent } : {}), ...(p.version ? { version: p.version } : {}), ...(p.error ? { code: p.error.code } : {}) } };
     }
     case 'tool:registered':
+    case 'tool:unregistered':
       return { name, payload: { module: payload(name).module, names: payload(name).names } };
     case 'tool:finished': {
       const { name: tool, caller, ok, durationMs, error } = payload(name);

@@ -167,7 +167,6 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
     }
     running.set(id, { content: c, info, instance, tools, events });
     previous?.events.current.dispose();
-    o.bus.emit('tool:registered', { module: MADE_UPGRADES_ID, names: declarationsOf(c, 0).map((d) => d.name) });
     o.bus.emit('made-upgrades:status', { id, status: instance.status });
     o.parts.loaded(partId(id), { version: `v${info.version}`, durationMs: performance.now() - t0, widget: MADE_UPGRADE_WIDGET, category: c.widget?.category ?? 'tools', title: c.widget?.title ?? id });
     await previous?.instance.stop();

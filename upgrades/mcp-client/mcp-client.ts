@@ -82,7 +82,6 @@ export function createMcpClient(o: McpClientOptions) {
     const executor = (name: string, args: Record<string, unknown>, call: { signal: AbortSignal }) => e.conn.call(name.slice(prefix.length), args, call.signal);
     e.registration = o.runner.registerTools(declarations, executor, st.instance ? { instance: st.instance } : {});
     e.conn.setRegistered(declarations.map((d) => d.name), skipped);
-    o.bus.emit('tool:registered', { module: 'McpClient', names: declarations.map((d) => d.name) });
   };
 
   const persist = async (e: Entry, tools: readonly Tool[]) => {

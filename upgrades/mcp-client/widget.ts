@@ -16,7 +16,7 @@ export class McpClientWidget extends ModuleWidget<McpClientApi> {
   declare restarting: string | undefined;
   private lastChange: number | undefined;
   // Server states arrive as module events of the McpClient's parts; calls as tool events.
-  private readonly events = new BusController(this, () => this.bus, ['module:loading', 'module:loaded', 'module:failed', 'tool:finished', 'tool:registered'], (r) => {
+  private readonly events = new BusController(this, () => this.bus, ['module:loading', 'module:loaded', 'module:failed', 'tool:finished', 'tool:registered', 'tool:unregistered'], (r) => {
     const p = r.payload as { parent?: string; module?: string; name?: string };
     if (p.parent === 'McpClient' || p.module === 'McpClient' || p.name?.includes('.')) this.lastChange = r.at;
   });

@@ -183,7 +183,8 @@ test('a huge tool name or instance id is refused at once, and never echoed whole
   assert.equal(!r.ok && r.error.code, 'INVALID_TOOL_NAME');
   assert.ok(!r.ok && r.error.message.length < 400, 'the message quotes a preview');
   assert.match(!r.ok ? r.error.message : '', /10485760 characters/);
-  assert.ok(events.every((e) => e.payload.name.length <= 129), 'events carry a bounded name');
+  const calls = events.filter((e) => e.type.startsWith('tool:') && e.type !== 'tool:registered');
+  assert.ok(calls.length >= 2 && calls.every((e) => e.payload.name.length <= 129), 'events carry a bounded name');
   const bad = await runner.executeTool('tool_number_1', {}, { instance: 'i'.repeat(1_000_000) });
   assert.equal(!bad.ok && bad.error.code, 'INVALID_INSTANCE');
   assert.ok(!bad.ok && bad.error.message.length < 400);
@@ -265,4 +266,21 @@ test('a call\'s session reaches the handler; a bad session name is refused befor
     assert.ok(!r.ok && r.error.message.length < 400, 'the message quotes a preview');
   }
   assert.equal(seen.length, 2, 'the handler never ran for a bad session');
+});
+
+test('registering announces tool:registered per declaring module; disposing announces tool:unregistered for what it still held', () => {
+  const { bus, runner } = setup();
+  const seen: string[] = [];
+  bus.on('tool:registered', (p) => seen.push(`+${p.module}:${p.names.join(',')}`));
+  bus.on('tool:unregistered', (p) => seen.push(`-${p.module}:${p.names.join(',')}`));
+  const group = runner.registerTools([decl('a'), decl('b', undefined, { module: 'Other' }), decl('c')], () => 1);
+  assert.deepEqual(seen, ['+Test:a,c', '+Other:b']);
+  const inst = runner.registerTools([decl('d')], () => 2, { instance: 'one' });
+  group.dispose();
+  assert.deepEqual(seen.slice(3), ['-Test:a,c', '-Other:b']);
+  // A failed registration announces nothing; a second dispose has nothing left to announce.
+  assert.throws(() => runner.registerTools([decl('d')], () => 3), /already registered/);
+  group.dispose();
+  inst.dispose();
+  assert.deepEqual(seen.slice(5), ['-Test:d']);
 });

@@ -82,6 +82,13 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     return hint ? { ok: false, error, hint } : { ok: false, error };
   };
 
+  /** Tells the bus which tools came or went, one event per declaring module. */
+  const announce = (type: 'tool:registered' | 'tool:unregistered', declarations: readonly ToolDeclaration[]) => {
+    const byModule = new Map<string, string[]>();
+    for (const d of declarations) byModule.set(d.module, [...(byModule.get(d.module) ?? []), d.name]);
+    for (const [module, names] of byModule) bus.emit(type, { module, names });
+  };
+
   async function run(name: string, args: unknown, opts: ExecuteOptions, callId: string): Promise<Outcome> {
     // Names are checked before any lookup or suggestion search: an agent can send anything.
     const badName = nameProblem(name);
@@ -215,12 +222,17 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         statsFor(d.name);
         names.push(d.name);
       }
+      announce('tool:registered', declarations);
       return toDisposable(() => {
-        for (const n of names) {
-          const all = tools.get(n);
-          if (all?.get(instance)?.executor === executor) all.delete(instance);
-          if (all?.size === 0) tools.delete(n);
+        const removed: ToolDeclaration[] = [];
+        for (const d of declarations) {
+          const all = tools.get(d.name);
+          if (all?.get(instance)?.executor !== executor) continue;
+          all.delete(instance);
+          if (all.size === 0) tools.delete(d.name);
+          removed.push(d);
         }
+        announce('tool:unregistered', removed);
       });
     },
 

@@ -123,6 +123,7 @@ function unavailableRunner(persona: Persona, reports: ModuleReport[]): ToolRunne
     },
     getToolDeclarations: () => [],
     hasTool: () => false,
+    getToolDeclaration: () => undefined,
     getToolInstances: () => [],
     getStats: () => [],
   };

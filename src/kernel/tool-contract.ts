@@ -82,6 +82,8 @@ export interface ToolRunnerApi {
   getToolDeclarations(options?: { persona?: Persona }): ToolDeclaration[];
   /** Whether a tool is registered (allowed or not). */
   hasTool(name: string): boolean;
+  /** The declaration of a registered tool (allowed or not; its first registration's), or `undefined`. */
+  getToolDeclaration(name: string): ToolDeclaration | undefined;
   /** Instance ids of a tool registered several times (empty for a single registration). */
   getToolInstances(name: string): string[];
   /** Statistics for every tool that has been called or registered. */

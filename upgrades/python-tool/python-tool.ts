@@ -144,6 +144,17 @@ export function createPythonTool(options: PythonToolOptions) {
   const warn = options.warn ?? ((m: string) => console.warn(m));
   const stats = { executions: 0, successes: 0, failures: 0, totalMs: 0, errors: [] as PythonToolStats['errors'], last: undefined as PythonToolStats['lastExecution'] };
   let modulesKey = '';
+  /**
+   * A number per declaration object: a registration never changes its declarations, so the key of
+   * the generated modules names them by identity instead of serialising every schema per run.
+   */
+  const declarationIds = new WeakMap<ToolDeclaration, number>();
+  let nextDeclarationId = 0;
+  const idOf = (d: ToolDeclaration) => {
+    let id = declarationIds.get(d);
+    if (id === undefined) declarationIds.set(d, (id = nextDeclarationId++));
+    return id;
+  };
   const extensions = new Set<PythonExtension>();
 
   const declarations = (p: Persona = persona) => runner.getToolDeclarations({ persona: p });
@@ -170,7 +181,7 @@ export function createPythonTool(options: PythonToolOptions) {
     }
     const extra = [...extensions].flatMap((x) => x.modules());
     const key = JSON.stringify([
-      decls.map((d) => [d.name, d.module, d.namespace, d.inputSchema, d.description, runner.getToolInstances(d.name), direct.get(d.name)]),
+      decls.map((d) => [idOf(d), runner.getToolInstances(d.name), direct.get(d.name)]),
       extra.map((f) => [f.path, f.source]),
     ]);
     if (key === modulesKey) return;
@@ -196,7 +207,7 @@ export function createPythonTool(options: PythonToolOptions) {
     }
   };
   runtime.setToolCallHandler(async (name, args, instance): Promise<ToolResult> => {
-    const decl = runner.getToolDeclarations({ persona: { ...persona, tools: ['*'] } }).find((d) => d.name === name);
+    const decl = runner.getToolDeclaration(name);
     let result: ToolResult;
     if (decl && !decl.pythonCallable) {
       result = {

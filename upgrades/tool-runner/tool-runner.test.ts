@@ -284,3 +284,13 @@ test('registering announces tool:registered per declaring module; disposing anno
   inst.dispose();
   assert.deepEqual(seen.slice(5), ['-Test:d']);
 });
+
+test('getToolDeclaration finds a registered tool whatever the persona allows, and nothing once it is gone', () => {
+  const { runner } = setup(['other']);
+  const d = decl('hidden');
+  const reg = runner.registerTools([d], () => 1);
+  assert.equal(runner.getToolDeclaration('hidden'), d);
+  assert.deepEqual(runner.getToolDeclarations(), [], 'the persona does not list it');
+  reg.dispose();
+  assert.equal(runner.getToolDeclaration('hidden'), undefined);
+});

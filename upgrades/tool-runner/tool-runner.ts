@@ -274,6 +274,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
 
     hasTool: (name) => tools.has(name),
 
+    getToolDeclaration: (name) => tools.get(name)?.values().next().value?.declaration,
+
     getToolInstances: (name) => [...(tools.get(name)?.keys() ?? [])].filter(Boolean),
 
     getStats() {

@@ -134,9 +134,9 @@ for (const isolation of ['process', 'thread'] as const) {
   });
 }
 
-test('the host accepts exactly one answer per request id: a worker that answers twice, or for ids it was never sent, changes nothing', async () => {
+test('the host takes one answer per request id, from its private port only: answers forged on the worker\'s own channel (real and guessed ids), repeated or stale change nothing', async () => {
   const rt = createPyodideRuntime(
-    { isolation: 'thread', snapshot: 'off', workerUrl: new URL('../fixtures/double-answer-worker.ts', import.meta.url), defaultTimeoutMs: 5000 },
+    { isolation: 'thread', snapshot: 'off', workerUrl: new URL('../fixtures/forging-worker.ts', import.meta.url), defaultTimeoutMs: 5000 },
     { emit: () => undefined },
   );
   try {
@@ -145,6 +145,9 @@ test('the host accepts exactly one answer per request id: a worker that answers 
       const r = await rt.execute(`run ${i}`);
       assert.equal(r.ok && r.value, `answer to run ${i}`, JSON.stringify(r));
     }
+    // The attack was made: at least the real id of each of the 20 runs went out on the own channel.
+    const forgeries = await rt.execute('forgeries');
+    assert.ok(forgeries.ok && (forgeries.value as number) >= 20 * 21, JSON.stringify(forgeries));
   } finally {
     await rt.dispose();
   }

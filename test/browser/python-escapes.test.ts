@@ -10,13 +10,31 @@ const token = () => `t${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
 const hitsOf = async (t: string): Promise<string[]> => (await fetch(`/__armature/test-probe/hits/${t}`)).json();
 
 /** Every Worker the page creates, and what each one posts on its global channel. */
+const workers: Worker[] = [];
 const globalMessages: unknown[] = [];
 const RealWorker = globalThis.Worker;
 class WatchedWorker extends RealWorker {
   constructor(url: string | URL, options?: WorkerOptions) {
     super(url, options);
-    this.addEventListener('message', (e) => globalMessages.push(e.data));
+    workers.push(this);
+    // Only what the worker posted: the events the tests dispatch themselves are not trusted.
+    this.addEventListener('message', (e) => e.isTrusted && globalMessages.push(e.data));
   }
+}
+
+/**
+ * Calls `seen` with the id of every `execute` request the page posts on any MessagePort (the
+ * runtime's private port among them), before it is posted; returns the undo.
+ */
+function watchExecuteIds(seen: (id: string) => void): () => void {
+  const proto = MessagePort.prototype as unknown as { postMessage(this: MessagePort, ...args: unknown[]): void };
+  const post = proto.postMessage;
+  proto.postMessage = function (this: MessagePort, ...args: unknown[]) {
+    const msg = args[0] as { type?: unknown; id?: unknown } | null;
+    if (msg?.type === 'execute' && typeof msg.id === 'string') seen(msg.id);
+    return post.apply(this, args);
+  };
+  return () => (proto.postMessage = post);
 }
 
 describe('Python cannot reach the page (Chromium)', () => {
@@ -26,15 +44,15 @@ describe('Python cannot reach the page (Chromium)', () => {
 
   before(async () => {
     crossOrigin = (await (await fetch('/__armature/test-probe/cors-origin')).json()).origin;
+    // Watched for the whole suite, so a worker the runtime starts after a restart is watched too.
     globalThis.Worker = WatchedWorker;
-    try {
-      rt = createPyodideRuntime({}, { emit: (type, payload) => events.push({ type, payload: payload as { runId?: string } }) });
-      await rt.init();
-    } finally {
-      globalThis.Worker = RealWorker;
-    }
+    rt = createPyodideRuntime({}, { emit: (type, payload) => events.push({ type, payload: payload as { runId?: string } }) });
+    await rt.init();
   });
-  after(() => rt.dispose());
+  after(async () => {
+    globalThis.Worker = RealWorker;
+    await rt.dispose();
+  });
 
   async function refused(code: string, type: RegExp, message: RegExp) {
     const r = await rt.execute(code);
@@ -105,8 +123,9 @@ describe('Python cannot reach the page (Chromium)', () => {
     expect(runIds.size).to.equal(2);
   });
 
-  it('forged answers posted from Python change neither the current run nor the next 160', async () => {
-    // Every way a Web Worker could post to the page, tried now and every 20 ms after the run.
+  it('forged answers change no run: Python reaches no posting target, and answers arriving on the worker\'s global channel for the real and guessed run ids are not taken, over 160 runs', async () => {
+    // First defence: every way a Web Worker could post to the page, tried now and every 20 ms
+    // after the run, reaches nothing.
     const attack = await rt.execute(`import js
 from pyodide.ffi import to_js, create_proxy
 targets = []
@@ -127,10 +146,44 @@ spray()
 js.setInterval(create_proxy(spray), 20)
 len(targets)`);
     expect(attack.ok && attack.value, JSON.stringify(attack)).to.equal(0);
-    for (let i = 0; i < 160; i++) {
-      const r = await rt.execute(`print(${i})\n${i} * 3`);
-      expect(r.ok && [r.value, r.stdout], `run ${i}: ${JSON.stringify(r)}`).to.deep.equal([i * 3, `${i}\n`]);
+
+    // Second defence, tried as if the first had failed: answers forged for each run's real id (read
+    // from the request as it is posted) and for the ids a sequence would give next arrive on every
+    // Worker of the page as the worker's own postMessage would deliver them: when the request goes
+    // out, just after, and every 20 ms, so during runs and between them.
+    let forgeries = 0;
+    let ids: string[] = [];
+    const forge = () => {
+      for (const worker of workers) {
+        for (const id of ids) {
+          worker.dispatchEvent(new MessageEvent('message', { data: { type: 'response', id, ok: true, value: { value: `forged answer for ${id}`, memoryBytes: 0 } } }));
+          forgeries++;
+        }
+      }
+    };
+    let runs = 0;
+    const unwatch = watchExecuteIds((id) => {
+      runs++;
+      forge();
+      const n = Number(/^run-(\d+)/.exec(id)?.[1] ?? 0);
+      ids = [id, ...Array.from({ length: 20 }, (_, k) => `run-${n + k + 1}`)];
+      forge();
+      setTimeout(forge, 0);
+    });
+    const timer = setInterval(forge, 20);
+    try {
+      for (let i = 0; i < 160; i++) {
+        const r = await rt.execute(`print(${i})\n${i} * 3`);
+        expect(r.ok && [r.value, r.stdout], `run ${i}: ${JSON.stringify(r)}`).to.deep.equal([i * 3, `${i}\n`]);
+      }
+    } finally {
+      clearInterval(timer);
+      unwatch();
     }
+    // The forgery was made: each run's real id reached every Worker of the page, the runtime's among them.
+    expect(runs).to.equal(160);
+    expect(workers.length).to.be.greaterThan(0);
+    expect(forgeries).to.be.at.least(160 * 21 * workers.length);
     expect(globalMessages).to.deep.equal([]);
   });
 

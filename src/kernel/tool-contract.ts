@@ -1,6 +1,7 @@
 import type { ErrorInfo } from './errors.ts';
 import type { ToolCaller } from './events.ts';
 import type { Disposable } from './lifecycle.ts';
+import type { AllowList } from './allow-list.ts';
 import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
 import type { ToolCallContext } from './upgrade.ts';
 
@@ -78,8 +79,11 @@ export interface ToolRunnerApi {
   registerTools(declarations: readonly ToolDeclaration[], executor: ToolExecutor, options?: { instance?: string }): Disposable;
   /** Runs a tool. Never throws. */
   executeTool<T = unknown>(name: string, args?: unknown, options?: ExecuteOptions): Promise<ToolResult<T>>;
-  /** Declarations of registered tools the persona allows. Default persona: the booted one. */
-  getToolDeclarations(options?: { persona?: Persona }): ToolDeclaration[];
+  /**
+   * Declarations of registered tools the persona (or any allow-list: `EVERY_TOOL` for all of
+   * them) allows. Default persona: the booted one.
+   */
+  getToolDeclarations(options?: { persona?: AllowList }): ToolDeclaration[];
   /** Whether a tool is registered (allowed or not). */
   hasTool(name: string): boolean;
   /** The declaration of a registered tool (allowed or not; its first registration's), or `undefined`. */

@@ -4,7 +4,7 @@
  * the version before), taken out, and watched by its canary. JavaScript versions run in confined
  * workers, Python versions in the Pyodide runtime (see `python-code.ts`).
  */
-import { personaAllows } from '../../src/kernel/allow-list.ts';
+import { EVERY_TOOL, personaAllows } from '../../src/kernel/allow-list.ts';
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/kernel/change-contract.ts';
 import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
@@ -88,7 +88,7 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
   });
 
   const languages = (): ToolLanguage[] => (o.python ? ['python', 'javascript'] : ['javascript']);
-  const everyTool = () => o.runner.getToolDeclarations({ persona: { ...o.persona, tools: ['*'] } });
+  const everyTool = () => o.runner.getToolDeclarations({ persona: EVERY_TOOL });
 
   const syncPython = async () => {
     if (!o.python) return;

@@ -7,7 +7,7 @@
  * are reloaded after it, in dependency order.
  */
 import { dependencyOrder } from '../../src/kernel/dependency-order.ts';
-import { personaAllows } from '../../src/kernel/allow-list.ts';
+import { EVERY_TOOL, personaAllows } from '../../src/kernel/allow-list.ts';
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/kernel/change-contract.ts';
 import { checkPayload, compileDeclarations } from '../../src/kernel/declared-events.ts';
@@ -218,7 +218,7 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
     targetOf(c) {
       const id = checkUpgradeId(c?.id);
       const ns = namespaceOfMadeUpgrade(id);
-      const owner = o.runner.getToolDeclarations({ persona: { id: 'all', name: 'all', description: 'all', upgrades: [], tools: ['*'], skills: [] } }).find((d) => d.module !== MADE_UPGRADES_ID && namespaceOfTool(d) === ns);
+      const owner = o.runner.getToolDeclarations({ persona: EVERY_TOOL }).find((d) => d.module !== MADE_UPGRADES_ID && namespaceOfTool(d) === ns);
       if (owner || reservedOwner(id)) {
         throw new ArmatureError('UPGRADE_ID_TAKEN', `[made-upgrades] ${quote(id)} is taken by the system${owner ? ` (the tools of ${owner.module} use the namespace ${ns})` : ''}`, { hint: 'Choose another id, e.g. "my-notes-index".' });
       }

@@ -37,7 +37,7 @@ export function createOverlayKind(o: OverlayKindOptions): ChangeKindHandler<Pers
   const toolOrigin = (entry: string): { ok: boolean; requires?: string } => {
     const dot = entry.indexOf('.');
     const ns = dot > 0 ? entry.slice(0, dot) : undefined;
-    const decl = o.runner.getToolDeclarations({ persona: { ...o.base, tools: ['*'], denyTools: [] } }).find((d) => d.name === entry);
+    const decl = o.runner.getToolDeclaration(entry);
     if (decl) return { ok: MADE_BY_AGENTS.has(decl.module) };
     if (changes.active('tool', entry)) return { ok: true };
     if (!ns) return { ok: false };

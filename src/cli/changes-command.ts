@@ -6,6 +6,7 @@
 import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../kernel/change-contract.ts';
+import { reportOf } from '../kernel/change-history.ts';
 import { describeError } from '../kernel/errors.ts';
 import type { CliIo } from './main.ts';
 import { UsageError } from './usage-error.ts';
@@ -40,7 +41,7 @@ export async function runChangesCommand(sys: ArmatureSystem, command: (typeof CH
       const r = command === 'approve' ? await changes.approve(id, { caller: 'cli' }) : await changes.reject(id, { caller: 'cli' });
       done.push(r);
       if (command === 'approve' && r.status !== 'active') failed++;
-      if (!json) io.out(command === 'approve' && r.status !== 'active' ? `${id}: approved, but ${r.outcome ?? `it is ${r.status}`}` : `${id}: ${command === 'approve' ? 'approved' : 'rejected'} — ${describe(r)} is ${r.status}`);
+      if (!json) io.out(command === 'approve' && r.status !== 'active' ? `${id}: approved, but ${reportOf(r) ?? `it is ${r.status}`}` : `${id}: ${command === 'approve' ? 'approved' : 'rejected'} — ${describe(r)} is ${r.status}`);
     } catch (e) {
       failed++;
       io.err(`armature: ${id}: ${describeError(e)}${(e as { hint?: string }).hint ? `\nhint: ${(e as { hint?: string }).hint}` : ''}`);

@@ -34,6 +34,16 @@ export function answerStatus(r: ChangeRecord): 'active' | 'pending' | 'rejected'
 }
 
 /**
+ * The report an answer (or the command line) gives of change `r`: its outcome and, while it waits
+ * for changes it builds on, which ones must come into force first. The record keeps the two apart
+ * (`outcome`, `requires`), so the outcome never has to be edited when they do.
+ */
+export function reportOf(r: Pick<ChangeRecord, 'status' | 'outcome' | 'requires'>): string | undefined {
+  const waiting = r.status === 'pending' && r.requires?.length ? `it builds on change${r.requires.length === 1 ? '' : 's'} ${r.requires.join(', ')}, which must come into force first` : undefined;
+  return [r.outcome, waiting].filter(Boolean).join('; ') || undefined;
+}
+
+/**
  * What every kind's answer says of one test: whether it passed and, when not, its error's code and
  * message (never the error's details).
  */

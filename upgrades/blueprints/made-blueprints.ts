@@ -5,7 +5,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, testOutcome } from '../../src/kernel/change-history.ts';
+import { answerStatus, reportOf, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import type { MadeBlueprintContent } from './blueprint-kind.ts';
@@ -41,7 +41,8 @@ export function blueprintAnswer(r: ChangeRecord): BlueprintChangeAnswer {
     status,
     tests: r.tests.map((t) => ({ ...(t.name ? { name: t.name } : {}), ...testOutcome(t) })),
   };
-  if (r.outcome) answer.report = r.outcome;
+  const report = reportOf(r);
+  if (report) answer.report = report;
   answer.hint =
     status === 'pending'
       ? `A person must approve change ${r.id} (dashboard, or "armature approve ${r.id}"). An upgrade can be built on it meanwhile: it waits for this blueprint.`

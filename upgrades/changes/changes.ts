@@ -120,9 +120,7 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       return r;
     }
     const now = Date.now();
-    // What it waited for is in force now: the verdict keeps only what its gate found.
-    const outcome = r.requires?.length ? r.outcome?.replace(/; it builds on changes? .*, which must come into force first$/, '') : undefined;
-    await commit(r, { status: 'active', approver, decidedAt, activatedAt: now, ...(previous ? { replaced: previous.id } : {}), ...(outcome !== undefined && outcome !== r.outcome ? { outcome } : {}) });
+    await commit(r, { status: 'active', approver, decidedAt, activatedAt: now, ...(previous ? { replaced: previous.id } : {}) });
     emit('change:activated', r);
     if (previous && previous !== r) {
       if (r.action === 'rollback') {
@@ -174,12 +172,9 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       return r;
     }
     r.outcome = `${tests.length} of ${tests.length} test${tests.length === 1 ? '' : 's'} passed`;
-    const waiting = records.unmet(r);
-    if (!waiting.length) {
+    if (!records.unmet(r).length) {
       const approver = automatic(r);
       if (approver) return activate(h, r, content, approver);
-    } else {
-      r.outcome += `; it builds on change${waiting.length === 1 ? '' : 's'} ${waiting.join(', ')}, which must come into force first`;
     }
     await commit(r, {});
     emit('change:pending', r);

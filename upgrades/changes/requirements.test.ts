@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChangeKindHandler, ChangesApi, SelfModificationPolicy } from '../../src/kernel/change-contract.ts';
+import { reportOf } from '../../src/kernel/change-history.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
@@ -61,7 +62,8 @@ test('a change built on a pending one waits for it, cannot be approved before it
   const app = await proposeApp(changes);
   assert.equal(app.status, 'pending', 'auto, but its doc is not in force');
   assert.deepEqual(app.requires, [doc.id]);
-  assert.match(app.outcome!, new RegExp(`builds on change ${doc.id}, which must come into force first`));
+  assert.equal(app.outcome, '1 of 1 test passed', 'the outcome is what the gate found');
+  assert.equal(reportOf(app), `1 of 1 test passed; it builds on change ${doc.id}, which must come into force first`);
   await assert.rejects(changes.approve(app.id, { caller: 'cli' }), (e: Error & { code?: string; hint?: string }) => e.code === 'REQUIREMENT_PENDING' && e.hint === `armature approve ${doc.id} ${app.id}`);
   await changes.approve(doc.id, { caller: 'cli' });
   // The app's policy is auto: once its doc is in force it comes in on its own.

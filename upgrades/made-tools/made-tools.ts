@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, historyEntry, testMs, testOutcome } from '../../src/kernel/change-history.ts';
+import { answerStatus, historyEntry, reportOf, testMs, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -47,7 +47,8 @@ export function answerOf(r: ChangeRecord): ToolChangeAnswer {
     status,
     tests: r.tests.map((t) => ({ args: t.args, ...testOutcome(t), ...('value' in t ? { value: t.value } : {}), ms: testMs(t) })),
   };
-  if (r.outcome) answer.report = r.outcome;
+  const report = reportOf(r);
+  if (report) answer.report = report;
   if (status === 'pending') {
     answer.hint = `A person must approve change ${r.id}: on the dashboard (Changes) or with "armature approve ${r.id}". Until then ${r.parent === null ? 'the tool does not exist' : `version ${r.parent} stays in force`}.`;
   } else if (status === 'rejected') {

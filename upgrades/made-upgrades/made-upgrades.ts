@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, historyEntry, testMs, testOutcome } from '../../src/kernel/change-history.ts';
+import { answerStatus, historyEntry, reportOf, testMs, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
@@ -47,7 +47,8 @@ export function upgradeAnswer(r: ChangeRecord, runs: (id: string) => boolean, co
       return { ...(t.name ? { name: t.name } : {}), ...(a?.tool ? { tool: a.tool } : {}), args: a?.args ?? t.args, ...testOutcome(t), ...('value' in t ? { value: t.value } : {}), ms: testMs(t) };
     }),
   };
-  if (r.outcome) answer.report = r.outcome;
+  const report = reportOf(r);
+  if (report) answer.report = report;
   if (status === 'pending') {
     answer.hint = `A person must approve change ${r.id}: on the dashboard (Changes) or with "armature approve ${r.id}"${r.requires?.length ? ` (after ${r.requires.join(', ')}, which it builds on)` : ''}. Until then ${r.parent === null ? 'the upgrade does not exist' : `version ${r.parent} stays in force`}.`;
   } else if (status === 'rejected') {

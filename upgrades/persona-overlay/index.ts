@@ -1,5 +1,5 @@
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, testOutcome } from '../../src/kernel/change-history.ts';
+import { answerStatus, reportOf, testOutcome } from '../../src/kernel/change-history.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -43,7 +43,7 @@ function answerOf(r: ChangeRecord, content: PersonaOverlayContent) {
     status,
     overlay: { add_upgrades: content.add_upgrades, add_tools: content.add_tools, remove_tools: content.remove_tools },
     tests: r.tests.map((t) => ({ name: t.name, ...testOutcome(t) })),
-    ...(r.outcome ? { report: r.outcome } : {}),
+    ...(reportOf(r) ? { report: reportOf(r) } : {}),
     hint:
       status === 'pending'
         ? `A person must approve change ${r.id} (dashboard, or "armature approve ${r.id}"); until then the persona stays as it is.`

@@ -57,6 +57,7 @@ export const metadata: UpgradeMetadata = {
  */
 export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) => {
   const num = (k: string, d: number) => configNumber(ctx.config, metadata.id, k, d);
+  const callTimeoutMs = num('callTimeoutMs', 30_000);
   const changes = deps.Changes as ChangesApi;
   const runner = deps.ToolRunner as ToolRunnerApi;
   const overlay = deps.PersonaOverlay as PersonaOverlayApi | undefined;
@@ -77,10 +78,10 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
     network: ctx.persona.network ?? 'none',
     limits: {
       testTimeoutMs: num('testTimeoutMs', 5000),
-      callTimeoutMs: num('callTimeoutMs', 30_000),
+      callTimeoutMs,
       initTimeoutMs: num('initTimeoutMs', 10_000),
       disposeTimeoutMs: num('disposeTimeoutMs', 2000),
-      drainTimeoutMs: num('drainTimeoutMs', num('callTimeoutMs', 30_000)),
+      drainTimeoutMs: num('drainTimeoutMs', callTimeoutMs),
       rate: num('eventsPerSecond', 50),
     },
     log: (text) => console.warn(text),

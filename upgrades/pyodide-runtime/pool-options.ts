@@ -2,7 +2,7 @@
  * The options of the runtime pool (sessions, each with its own Python runtime and globals), with
  * their defaults and the checks that refuse a value the pool cannot take.
  */
-import { MAX_TIMER_MS } from '../../src/kernel/bounded.ts';
+import { MAX_TIMER_MS, timeoutProblem } from '../../src/kernel/bounded.ts';
 import { RuntimeOptionError } from './runtime-options.ts';
 
 /** Options of the runtime pool, part of `PyodideRuntimeOptions`. */
@@ -55,8 +55,8 @@ export function resolvePoolOptions(options: PoolOptions): ResolvedPoolOptions {
   if (poolSize !== undefined && !whole(poolSize, 1, MAX_POOL_SIZE)) {
     throw new RuntimeOptionError('poolSize', poolSize, `it must be a whole number of runtimes from 1 to ${MAX_POOL_SIZE}`, `Leave it out for one per core (${defaultPoolSize()} here), or pass e.g. 2.`);
   }
-  if (poolIdleMs !== undefined && !whole(poolIdleMs, 1, MAX_TIMER_MS)) {
-    throw new RuntimeOptionError('poolIdleMs', poolIdleMs, `it must be a whole number of ms from 1 to ${MAX_TIMER_MS}`, 'Leave it out for 300000 (5 minutes).');
+  if (poolIdleMs !== undefined && timeoutProblem(poolIdleMs, 'poolIdleMs')) {
+    throw new RuntimeOptionError('poolIdleMs', poolIdleMs, `it must be 1 to ${MAX_TIMER_MS} ms`, 'Leave it out for 300000 (5 minutes).');
   }
   if (poolQueueLimit !== undefined && !whole(poolQueueLimit, 0, 100_000)) {
     throw new RuntimeOptionError('poolQueueLimit', poolQueueLimit, 'it must be a whole number of runs from 0 to 100000', 'Leave it out for 256.');

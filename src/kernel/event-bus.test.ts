@@ -117,6 +117,9 @@ test('declared events: validated at run time against their schema, in the histor
 test('declarations are refused for the kernel\'s and the built-in upgrades\' prefixes, bad names and bad schemas', () => {
   const bus = createEventBus();
   bus.reserveEventPrefixes(['made-upgrades']);
+  const scope = bus.scope('s');
+  for (const source of [bus, scope]) assert.deepEqual(['workspace', 'made-upgrades', 'notes'].map((o) => source.isReservedOwner(o)), [true, true, false]);
+  scope.dispose();
   const code = (fn: () => unknown) => {
     try {
       fn();

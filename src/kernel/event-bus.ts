@@ -47,6 +47,11 @@ export interface EventSource {
    * handle withdraws the names it still holds.
    */
   declareEvents(owner: string, declarations: readonly EventDeclaration[]): DeclaredEvents;
+  /**
+   * Whether events named `<owner>:*` belong to the system (a kernel prefix, a built-in upgrade's id
+   * or event prefix), so `declareEvents` refuses `owner`.
+   */
+  isReservedOwner(owner: string): boolean;
   /** Subscribes to one declared event by its full name (declared yet or not). */
   onDeclared(name: string, handler: (payload: unknown, record: DeclaredEventRecord) => void): Disposable;
 }
@@ -149,6 +154,7 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
         },
       };
     },
+    isReservedOwner: (owner) => reserved.has(owner),
     onDeclared(name, handler) {
       const h = (r: DeclaredEventRecord) => {
         if (r.declared) handler(r.payload, r);
@@ -218,6 +224,7 @@ function createScope(bus: EventBus, owner: string): EventScope {
     on: (type, handler) => track(bus.on(type, handler)),
     onAny: (handler) => track(bus.onAny(handler)),
     onDeclared: (name, handler) => track(bus.onDeclared(name, handler)),
+    isReservedOwner: (eventOwner) => bus.isReservedOwner(eventOwner),
     declareEvents(eventOwner, declarations) {
       const handle = bus.declareEvents(eventOwner, declarations);
       const tracked = track(handle);

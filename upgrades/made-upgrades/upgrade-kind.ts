@@ -203,15 +203,6 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
     }
   }
 
-  const reservedOwner = (id: string) => {
-    try {
-      o.bus.declareEvents(id, []).dispose();
-    } catch {
-      return true;
-    }
-    return false;
-  };
-
   const handler: ChangeKindHandler<MadeUpgradeContent> = {
     kind: 'upgrade',
 
@@ -219,7 +210,7 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
       const id = checkUpgradeId(c?.id);
       const ns = namespaceOfMadeUpgrade(id);
       const owner = o.runner.getToolDeclarations({ persona: EVERY_TOOL }).find((d) => d.module !== MADE_UPGRADES_ID && namespaceOfTool(d) === ns);
-      if (owner || reservedOwner(id)) {
+      if (owner || o.bus.isReservedOwner(id)) {
         throw new ArmatureError('UPGRADE_ID_TAKEN', `[made-upgrades] ${quote(id)} is taken by the system${owner ? ` (the tools of ${owner.module} use the namespace ${ns})` : ''}`, { hint: 'Choose another id, e.g. "my-notes-index".' });
       }
       return id;

@@ -34,7 +34,7 @@ export class LineLimit extends Transform {
   private size = 0;
   private dropping = false;
   private head = '';
-  private tail = Buffer.alloc(0);
+  private tail: Buffer = Buffer.alloc(0);
 
   constructor(
     private readonly refuse: (answer: string) => void,
@@ -59,7 +59,8 @@ export class LineLimit extends Transform {
         this.line = [];
         this.dropping = true;
       }
-      if (this.dropping) this.tail = Buffer.concat([this.tail, piece]).subarray(-EDGE_BYTES);
+      // Only the last bytes matter: a piece longer than the kept tail replaces it, never copied whole.
+      if (this.dropping) this.tail = piece.length >= EDGE_BYTES ? piece.subarray(-EDGE_BYTES) : Buffer.concat([this.tail, piece]).subarray(-EDGE_BYTES);
       else this.line.push(piece);
       if (nl === -1) continue;
       if (this.dropping) {

@@ -31,7 +31,7 @@ export type { DeclaredTool, Manifests } from './kernel/manifests.ts';
 export type { Persona, ToolDeclaration, UpgradeEntry } from './kernel/manifest-schemas.ts';
 export { TOOL_RUNNER_ID } from './kernel/tool-contract.ts';
 export type { ExecuteOptions, ToolExecutor, ToolFailure, ToolResult, ToolRunnerApi, ToolStats, ToolSuccess } from './kernel/tool-contract.ts';
-export type { ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from './kernel/upgrade.ts';
+export type { EarlyStartContext, EarlyStartModule, ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from './kernel/upgrade.ts';
 export { CHANGE_KINDS, CHANGES_ID } from './kernel/change-contract.ts';
 export type {
   ChangeAction,

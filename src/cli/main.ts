@@ -157,14 +157,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   let sys: ArmatureSystem;
   try {
     // Python starts on first use here, not in the background: most commands never need it. `run`
-    // and an MCP server are the exceptions: they are there to run code, so Python's process starts
-    // before the rest boots (and, for a server, Python starts while clients connect).
+    // and an MCP server are the exceptions: they are there to run code, so Python starts during
+    // boot (its process through the runtime's early start, before the rest is imported; for a
+    // server, while clients connect).
     const python = { autoStart: command === 'mcp' || command === 'run', snapshot } as const;
-    const platform = await defaultPlatform({ dataDir: values.data });
-    if (python.autoStart) void (await import('../../upgrades/pyodide-runtime/early-start.ts')).startPythonEarly(python, platform);
     sys = await boot({
       persona: values.persona,
-      platform,
+      platform: await defaultPlatform({ dataDir: values.data }),
       safe: values.safe,
       config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });

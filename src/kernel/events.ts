@@ -71,6 +71,11 @@ export interface ArmatureEvents {
   'module:failed': { id: string; error: ErrorInfo; durationMs: number; rootCause?: string; parent?: string };
   /** A module was disposed. */
   'module:disposed': { id: string; parent?: string };
+  /**
+   * An upgrade's early start could not be imported, or its `earlyStart` threw or rejected. The
+   * boot and the module go on: the factory starts what the early start would have begun.
+   */
+  'module:early-start-failed': { id: string; error: ErrorInfo };
   /** The loader finished booting a persona. */
   'system:booted': { persona: string; loaded: string[]; failed: string[]; durationMs: number };
 

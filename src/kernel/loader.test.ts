@@ -1,12 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { boot } from './boot.ts';
+import { ArmatureError } from './errors.ts';
 import { createEventBus, type AnyEventRecord } from './event-bus.ts';
-import type { UpgradeMetadata, UpgradeModule } from './upgrade.ts';
+import type { EarlyStartContext, EarlyStartModule, UpgradeMetadata, UpgradeModule } from './upgrade.ts';
 import * as toolRunner from '../../upgrades/tool-runner/index.ts';
 import { memoryPlatform } from '../../test/helpers/memory-platform.ts';
 
-type Fake = Partial<UpgradeMetadata> & { id: string; make?: UpgradeModule['factory'] };
+/** A fake upgrade; `early` gives it an early start (`null`: one whose module exports no hook). */
+type Fake = Partial<UpgradeMetadata> & { id: string; make?: UpgradeModule['factory']; early?: EarlyStartModule['earlyStart'] | null };
 
 /** A project whose upgrades are the real ToolRunner plus fakes built from `fakes`. */
 function project(fakes: Fake[], opts: { tools?: unknown[]; personaUpgrades?: string[]; registry?: (f: Fake) => Record<string, unknown> } = {}) {
@@ -19,15 +21,17 @@ function project(fakes: Fake[], opts: { tools?: unknown[]; personaUpgrades?: str
       dependencies: [...(f.dependencies ?? [])],
       blueprint: '0x000099',
       category: 'tools',
+      ...(f.early !== undefined ? { earlyStart: `upgrades/${folder(f.id)}/early-start.ts` } : {}),
       ...opts.registry?.(f),
     })),
   ];
-  const modules = new Map<string, UpgradeModule>([['upgrades/tool-runner/index.ts', toolRunner as UpgradeModule]]);
-  for (const f of fakes) {
+  const modules = new Map<string, UpgradeModule | EarlyStartModule>([['upgrades/tool-runner/index.ts', toolRunner as UpgradeModule]]);
+  for (const { make, early, ...f } of fakes) {
     modules.set(`upgrades/${folder(f.id)}/index.ts`, {
       metadata: { version: '1.0.0', description: f.id, dependencies: [], blueprint: '0x000099', category: 'tools', widget: null, ...f },
-      factory: f.make ?? (() => ({ api: { id: f.id } })),
+      factory: make ?? (() => ({ api: { id: f.id } })),
     });
+    if (early !== undefined) modules.set(`upgrades/${folder(f.id)}/early-start.ts`, (early ? { earlyStart: early } : {}) as EarlyStartModule);
   }
   const platform = memoryPlatform({
     'modules/upgrades.json': JSON.stringify({ upgrades }),
@@ -251,4 +255,69 @@ test('safe mode reaches every upgrade, and the booted persona is a copy of the f
   sys.persona.tools.push('extra');
   assert.deepEqual(sys.manifests.personas.get('default')!.tools, ['*']);
   await sys.dispose();
+});
+
+test('early starts are called before any entry is imported, for the upgrades the persona loads only, each with its config', async () => {
+  const log: string[] = [];
+  const seen = new Map<string, EarlyStartContext>();
+  const early = (id: string) => (ctx: EarlyStartContext) => void (seen.set(id, ctx), log.push(`early ${id}`));
+  const { platform, importer } = project(
+    [
+      { id: 'Warm', early: early('Warm') },
+      { id: 'Cold', early: early('Cold') },
+      { id: 'Plain', make: (_d, ctx) => (log.push(`factory Plain ${JSON.stringify(ctx.config)}`), { api: {} }) },
+    ],
+    { personaUpgrades: ['ToolRunner', 'Plain', 'Warm'] },
+  );
+  const config = { Warm: { level: 3 }, Cold: { level: 9 }, Plain: { level: 1 } };
+  const sys = await boot({ platform, config, importer: (path) => (log.push(`import ${path}`), importer(path)) });
+  assert.deepEqual(sys.modules.map((m) => [m.id, m.state]), [['ToolRunner', 'loaded'], ['Plain', 'loaded'], ['Warm', 'loaded']]);
+  assert.deepEqual(log.slice(0, 3), ['import upgrades/warm/early-start.ts', 'early Warm', 'import upgrades/tool-runner/index.ts']);
+  assert.ok(!log.some((l) => l.includes('cold')) && !seen.has('Cold'), `Cold is not in the persona: nothing of it is imported or called (${log.join('; ')})`);
+  assert.ok(log.includes('factory Plain {"level":1}'));
+  const ctx = seen.get('Warm')!;
+  assert.deepEqual(ctx.config, { level: 3 }, 'the config its factory gets');
+  assert.equal(ctx.persona.id, 'default');
+  assert.equal(ctx.platform, platform);
+  assert.equal(ctx.signal.aborted, false, 'its upgrade loaded and runs: its work is taken over, not stopped');
+  await sys.dispose();
+  assert.equal(ctx.signal.aborted, true, 'disposed: anything not taken over is to be stopped');
+});
+
+test('an early start that throws, rejects, hangs, exports no hook or cannot be imported is reported, and boot and its upgrade go on', async () => {
+  const bus = createEventBus();
+  const failures: [string, string, string][] = [];
+  bus.on('module:early-start-failed', (p) => void failures.push([p.id, p.error.code, p.error.message]));
+  const { platform, importer } = project([
+    { id: 'Throws', early: () => { throw new TypeError('no spawn here'); } },
+    { id: 'Rejects', early: () => Promise.reject(new ArmatureError('WARM_UP_FAILED', 'the cache is locked')) },
+    { id: 'Hangs', early: () => new Promise<void>(() => undefined) },
+    { id: 'Hollow', early: null },
+    { id: 'Lost', early: () => undefined },
+  ]);
+  const sys = await boot({ platform, bus, importer: (path) => (path === 'upgrades/lost/early-start.ts' ? Promise.reject(new Error('Cannot find module')) : importer(path)) });
+  assert.deepEqual(sys.modules.map((m) => [m.id, m.state]), [['ToolRunner', 'loaded'], ['Throws', 'loaded'], ['Rejects', 'loaded'], ['Hangs', 'loaded'], ['Hollow', 'loaded'], ['Lost', 'loaded']]);
+  assert.deepEqual(failures.map(([id, code]) => [id, code]).sort(), [['Hollow', 'INVALID_EARLY_START'], ['Lost', 'EARLY_START_FAILED'], ['Rejects', 'WARM_UP_FAILED'], ['Throws', 'EARLY_START_FAILED']]);
+  const message = (id: string) => failures.find((f) => f[0] === id)![2];
+  assert.match(message('Throws'), /^\[early-start\] Throws: TypeError: no spawn here \(boot goes on; the upgrade starts its work when it loads\)$/);
+  assert.match(message('Rejects'), /the cache is locked/);
+  assert.match(message('Hollow'), /upgrades\/hollow\/early-start\.ts exports no function "earlyStart\(context\)": export one there, or remove "earlyStart"/);
+  assert.match(message('Lost'), /Cannot find module/);
+  assert.equal(await sys.tools.executeTool('no_such_tool', {}).then((r) => !r.ok && r.error.code), 'UNKNOWN_TOOL', 'the system works');
+  await sys.dispose();
+});
+
+test("an early start's signal aborts as soon as its upgrade fails to load", async () => {
+  const signals = new Map<string, AbortSignal>();
+  const keep = (id: string) => (ctx: EarlyStartContext) => void signals.set(id, ctx.signal);
+  const { platform, importer } = project([
+    { id: 'Broken', early: keep('Broken'), make: () => { throw new Error('no runtime'); } },
+    { id: 'Dependent', dependencies: ['Broken'], early: keep('Dependent') },
+    { id: 'Fine', early: keep('Fine') },
+  ]);
+  const sys = await boot({ platform, importer });
+  assert.deepEqual(sys.modules.map((m) => [m.id, m.state]), [['ToolRunner', 'loaded'], ['Broken', 'failed'], ['Dependent', 'failed'], ['Fine', 'loaded']]);
+  assert.deepEqual([...signals].map(([id, s]) => [id, s.aborted]), [['Broken', true], ['Dependent', true], ['Fine', false]]);
+  await sys.dispose();
+  assert.equal(signals.get('Fine')!.aborted, true);
 });

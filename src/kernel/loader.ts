@@ -1,24 +1,30 @@
 import { Container } from './container.ts';
 import { dependencyOrder } from './dependency-order.ts';
+import { startEarly } from './early-start.ts';
 import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from './errors.ts';
 import type { EventBus } from './event-bus.ts';
 import type { Disposable } from './lifecycle.ts';
 import type { Manifests } from './manifests.ts';
 import type { Persona, UpgradeEntry } from './manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from './tool-contract.ts';
-import type { ModuleParts, UpgradeMetadata, UpgradeModule } from './upgrade.ts';
+import type { EarlyStartModule, ModuleParts, UpgradeMetadata, UpgradeModule } from './upgrade.ts';
 import type { Platform } from '../platform/platform.ts';
 
-/** Imports an upgrade's entry module. */
-export type UpgradeImporter = (entry: string) => Promise<UpgradeModule>;
+/**
+ * Imports a module of an upgrade by its path in `modules/upgrades.json`: its `entry`
+ * (`upgrades/<folder>/index.ts`) or its `earlyStart` (`upgrades/<folder>/early-start.ts`).
+ */
+export type UpgradeImporter = (path: string) => Promise<UpgradeModule | EarlyStartModule>;
 
 /**
- * Default importer: one template-literal import, which Node/tsx and the browser resolve at run
- * time and esbuild turns into a map of every `upgrades/<folder>/index.ts` when bundling.
+ * Default importer: one template-literal import per kind of module, which Node/tsx and the
+ * browser resolve at run time and esbuild turns into a map of every `upgrades/<folder>/index.ts`
+ * (and `early-start.ts`) when bundling.
  */
-export const importUpgrade: UpgradeImporter = async (entry) => {
-  const folder = /^upgrades\/([a-z0-9-]+)\/index\.ts$/.exec(entry)?.[1];
-  if (!folder) throw new ArmatureError('INVALID_ENTRY', `[import] entry ${JSON.stringify(entry)} is not of the form "upgrades/<folder>/index.ts"`);
+export const importUpgrade: UpgradeImporter = async (path) => {
+  const [, folder, name] = /^upgrades\/([a-z0-9-]+)\/(index|early-start)\.ts$/.exec(path) ?? [];
+  if (!folder) throw new ArmatureError('INVALID_ENTRY', `[import] ${JSON.stringify(path)} is not of the form "upgrades/<folder>/index.ts" (or "upgrades/<folder>/early-start.ts")`);
+  if (name === 'early-start') return (await import(`../../upgrades/${folder}/early-start.ts`)) as EarlyStartModule;
   return (await import(`../../upgrades/${folder}/index.ts`)) as UpgradeModule;
 };
 
@@ -71,10 +77,10 @@ export interface LoadedPersona {
 }
 
 /**
- * Boots a persona's upgrades into a child container: orders them by dependencies, imports each
- * entry, checks its metadata against `modules/upgrades.json`, registers it, then initializes
- * every module. A failing module is reported (`module:failed`) and its dependents fail naming it;
- * unrelated modules still load.
+ * Boots a persona's upgrades into a child container: orders them by dependencies, calls their
+ * early starts, imports each entry, checks its metadata against `modules/upgrades.json`,
+ * registers it, then initializes every module. A failing module is reported (`module:failed`) and
+ * its dependents fail naming it; unrelated modules still load.
  */
 export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> {
   const { manifests, persona, bus, platform } = options;
@@ -159,13 +165,15 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
   };
 
   const order = orderByDependencies(persona.upgrades, manifests);
+  // Before the entries: an early start's first steps would otherwise wait behind their imports.
+  const early = await startEarly(order, { manifests, persona, platform, bus, config: options.config, importer });
   // Imports run in parallel: they are independent, and in the browser each is a network fetch.
   const modules = await Promise.all(
     order.map(async (id) => {
       const entry = manifests.upgrades.get(id)!;
       const t0 = now();
       try {
-        const mod = await importer(entry.entry);
+        const mod = (await importer(entry.entry)) as UpgradeModule;
         checkMetadata(entry, mod);
         metadata.set(id, mod.metadata);
         return { entry, mod };
@@ -226,6 +234,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
               await instance.dispose?.();
             } finally {
               scope.dispose();
+              early.end(entry.id);
             }
           },
         };
@@ -239,7 +248,9 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
     try {
       await container.resolve(id);
     } catch {
-      // Reported through onFailed; unrelated modules keep loading.
+      // Reported through onFailed; unrelated modules keep loading. Nothing will take over what
+      // its early start began.
+      early.end(id);
     }
   }
   published = order.flatMap((id) => [reports.get(id)!, ...parts.filter((p) => p.parent === id)]);

@@ -47,7 +47,22 @@ export const UpgradeEntrySchema = z.strictObject({
    * in its folder), e.g. `made-upgrades:status`. Must agree with its metadata. Default: none.
    */
   events: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,39}:[a-z][a-z0-9-]{0,39}$/, 'an event name "<prefix>:<event>" in kebab-case, e.g. "made-upgrades:status"')).default([]),
+  /**
+   * The upgrade's early start, `upgrades/<folder>/early-start.ts` in its entry's folder: boot
+   * imports it before every entry and calls its `earlyStart(context)` (`EarlyStartModule`). Default: none.
+   */
+  earlyStart: z
+    .string()
+    .regex(/^upgrades\/[a-z0-9-]+\/early-start\.ts$/, 'a path of the form "upgrades/<folder>/early-start.ts"')
+    .optional(),
+}).refine((e) => e.earlyStart === undefined || folderOf(e.earlyStart) === folderOf(e.entry), {
+  path: ['earlyStart'],
+  error: 'an early start in the folder of the upgrade\'s entry ("upgrades/<folder>/early-start.ts" beside "upgrades/<folder>/index.ts")',
 });
+
+function folderOf(path: string): string {
+  return path.split('/')[1]!;
+}
 
 /** `modules/upgrades.json`. */
 export const UpgradeRegistrySchema = z.strictObject({

@@ -174,6 +174,15 @@ test('upgrades declare their own typed events: kebab names, never under a kernel
   assert.match((await manifestError(withEvents(['NotKebab']))).message, /an event name "<prefix>:<event>" in kebab-case/);
 });
 
+test("an upgrade's early start is an early-start.ts in its entry's folder", async () => {
+  const withEarly = (earlyStart: string) => ({ 'modules/upgrades.json': { upgrades: [upgrades.upgrades[0], { ...upgrades.upgrades[1], earlyStart }] } });
+  const m = await readManifests(files(withEarly('upgrades/workspace/early-start.ts')));
+  assert.equal(m.upgrades.get('Workspace')!.earlyStart, 'upgrades/workspace/early-start.ts');
+  assert.equal(m.upgrades.get('ToolRunner')!.earlyStart, undefined);
+  assert.match((await manifestError(withEarly('upgrades/workspace/warm.ts'))).message, /upgrades\[1\]\.earlyStart: a path of the form "upgrades\/<folder>\/early-start\.ts"/);
+  assert.match((await manifestError(withEarly('upgrades/tool-runner/early-start.ts'))).message, /upgrades\[1\]\.earlyStart: an early start in the folder of the upgrade's entry/);
+});
+
 test('a persona may deny tools its allow-list would grant', async () => {
   const m = await readManifests(files({ 'modules/personas/default.json': { ...persona, denyTools: ['delete_file', 'memory.*'] } }));
   assert.deepEqual(m.personas.get('default')!.denyTools, ['delete_file', 'memory.*']);

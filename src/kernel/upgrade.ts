@@ -99,3 +99,35 @@ export interface UpgradeModule<Api = unknown> {
   metadata: UpgradeMetadata;
   factory(deps: Record<string, unknown>, context: UpgradeContext): UpgradeInstance<Api> | Promise<UpgradeInstance<Api>>;
 }
+
+/** What an upgrade's early start gets: what its factory will get that is known before boot reaches it. */
+export interface EarlyStartContext {
+  /** The upgrade's options, the very `context.config` its factory will get. Default: `{}`. */
+  config: Readonly<Record<string, unknown>>;
+  /** The persona being booted. */
+  persona: Persona;
+  /** Platform adapters, the factory's own. */
+  platform: Platform;
+  /**
+   * Aborted once nothing will take over what the early start began: the upgrade failed to load,
+   * or it was disposed. Whatever the upgrade did not take over by then is to be stopped.
+   */
+  signal: AbortSignal;
+}
+
+/**
+ * The shape of an upgrade's early start (`upgrades/<folder>/early-start.ts`, named by `earlyStart`
+ * in its `modules/upgrades.json` entry): a module kept small, because boot imports it before any
+ * entry and calls it at once, so slow work the upgrade's factory would start anyway (PyodideRuntime:
+ * Python's child process) runs while the rest of the persona boots, and the factory takes it over.
+ */
+export interface EarlyStartModule {
+  /**
+   * Starts the work; called once per boot, only for an upgrade the persona loads, with the config
+   * its factory will get. It resolves once the work is under way (a process being started), not
+   * done: boot waits for that, at most `EARLY_START_WAIT_MS` (1 s), before it imports the entries,
+   * so the work's first steps do not queue behind theirs. What it throws or rejects with never
+   * fails the boot or the module: it is reported as `module:early-start-failed`.
+   */
+  earlyStart(context: EarlyStartContext): void | Promise<void>;
+}

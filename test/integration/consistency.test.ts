@@ -5,19 +5,21 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifests } from '../../src/kernel/manifests.ts';
 import { importUpgrade } from '../../src/kernel/loader.ts';
+import type { EarlyStartModule, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { nodeProjectFiles, projectRoot } from '../../src/platform/node.ts';
 import { loadBlueprints } from '../../upgrades/blueprints/registry.ts';
 
 const project = nodeProjectFiles(projectRoot);
 
-test('every upgrade names a blueprint that exists, and its entry agrees with the registry', async () => {
+test('every upgrade names a blueprint that exists, and its entry (and early start) agrees with the registry', async () => {
   const [m, blueprints] = await Promise.all([readManifests(project), loadBlueprints(project)]);
   const ids = new Set(blueprints.map((b) => b.id));
   for (const u of m.upgrades.values()) {
     assert.ok(ids.has(u.blueprint), `${u.id} names blueprint ${u.blueprint}, which is not in blueprints/`);
-    const mod = await importUpgrade(u.entry);
+    const mod = (await importUpgrade(u.entry)) as UpgradeModule;
     assert.equal(mod.metadata.id, u.id);
     assert.equal(mod.metadata.blueprint, u.blueprint, `${u.entry} metadata.blueprint`);
+    if (u.earlyStart) assert.equal(typeof ((await importUpgrade(u.earlyStart)) as EarlyStartModule).earlyStart, 'function', `${u.earlyStart} exports earlyStart`);
     const bp = blueprints.find((b) => b.id === u.blueprint)!;
     assert.equal(bp.target, u.id, `${bp.file} targets ${bp.target}, but ${u.id} says it is built from it`);
   }

@@ -71,6 +71,20 @@ test('a child started early that nobody takes is stopped after its wait; a later
   }
 });
 
+test('a child started early is stopped once its signal says nothing will take it (its upgrade failed or was disposed)', async () => {
+  const before = new Set(pythonChildPids());
+  const platform = createNodePlatform({ dataDir: tempDir('early-start-abort') });
+  const config = { autoStart: true, snapshot: 'off', processMemoryMb: 3100 } as const;
+  const boot = new AbortController();
+  assert.equal(await startPythonEarly(config, platform, boot.signal), true);
+  await until('the early child', () => pythonChildPids().some((p) => !before.has(p)));
+  const [early] = pythonChildPids().filter((p) => !before.has(p));
+  boot.abort();
+  await until('the unclaimed child to stop', () => !pythonChildPids().includes(early!));
+  assert.equal(await startPythonEarly(config, platform, boot.signal), false, 'an aborted signal starts nothing');
+  assert.deepEqual(pythonChildPids().filter((p) => !before.has(p)), []);
+});
+
 test('nothing starts early when boot would not start Python (autoStart off, or thread isolation)', async () => {
   const before = new Set(pythonChildPids());
   const platform = createNodePlatform({ dataDir: tempDir('early-start-none') });

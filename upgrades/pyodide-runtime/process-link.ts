@@ -92,25 +92,25 @@ const earlyChildren = new Map<string, Promise<StartedChild>>();
 const launchKey = (o: PythonChildOptions) => JSON.stringify([o.memoryMb, o.maxFrameBytes, o.indexDir ?? '', o.read ?? [], o.write ?? []]);
 
 /**
- * Starts a child now for a runtime that will ask for one with the same options soon (a command
- * that runs Python starts it before booting the rest): the child's start (~70 ms) and that of
- * boot overlap. The next {@link startPythonChild} with equal options takes it; one nobody took
- * within `unclaimedMs` (a minute) is stopped. Never throws: a child that could not start is simply not kept.
+ * Starts a child now for a runtime that will ask for one with the same options soon (the
+ * upgrade's early start, while the rest boots): the child's start (~70 ms) and that of boot
+ * overlap. The next {@link startPythonChild} with equal options takes it; one nobody took within
+ * `unclaimedMs` (a minute), or by the time `signal` aborts, is stopped. A child with equal options
+ * already waiting is left as it is. Never throws: a child that could not start is simply not kept.
  */
-export function startPythonChildEarly(o: PythonChildOptions, unclaimedMs = EARLY_CHILD_MS): void {
+export function startPythonChildEarly(o: PythonChildOptions, unclaimedMs = EARLY_CHILD_MS, signal?: AbortSignal): void {
   const key = launchKey(o);
-  if (earlyChildren.has(key)) return;
+  if (earlyChildren.has(key) || signal?.aborted) return;
   const started = spawnPythonChild(o);
   earlyChildren.set(key, started);
+  const stopUnclaimed = () => {
+    if (earlyChildren.get(key) !== started) return;
+    earlyChildren.delete(key);
+    void started.then((s) => s.child.terminate(), () => undefined);
+  };
+  signal?.addEventListener('abort', stopUnclaimed, { once: true });
   started.then(
-    (s) => {
-      const timer = setTimeout(() => {
-        if (earlyChildren.get(key) !== started) return;
-        earlyChildren.delete(key);
-        void s.child.terminate();
-      }, unclaimedMs);
-      timer.unref();
-    },
+    () => void setTimeout(stopUnclaimed, unclaimedMs).unref(),
     () => {
       if (earlyChildren.get(key) === started) earlyChildren.delete(key);
     },

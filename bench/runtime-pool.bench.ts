@@ -7,8 +7,8 @@
 // thread ~60 µs, which no pool can share out); the same for 200 runs of Python alone (no
 // call_tool), where the runtimes share nothing; and the resident memory one idle runtime adds
 // (the RSS of its child process).
-import { readFileSync, readdirSync } from 'node:fs';
 import { boot, type ArmatureSystem } from '../src/index.ts';
+import { CLOCK_TICK_MS, childPids, cpuTicks, residentBytes } from '../src/platform/linux-proc.ts';
 import { tempDir } from '../test/helpers/temp-dir.ts';
 import { medianRow, percentile, type BenchRow } from './types.ts';
 
@@ -22,50 +22,20 @@ const CODE = `n = 0\nfor i in range(${CALLS}):\n    n += len(call_tool("read_fil
 /** Python alone, ~10 ms a run: no call_tool, so nothing of the host's is shared between runtimes. */
 const COMPUTE = 'n = 0\nfor i in range(20000):\n    n += len(str(i)) * 3 % 7\nn';
 const COMPUTE_VALUE = 57370;
-/** ms per clock tick in `/proc/<pid>/stat` (USER_HZ is 100 on Linux). */
-const TICK_MS = 10;
-
 /** Resident memory of this process's children, by pid, in bytes (Linux `/proc`; empty elsewhere). */
 function childRss(): Map<number, number> {
   const out = new Map<number, number>();
-  let pids: string[] = [];
-  try {
-    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
-  } catch {
-    return out;
-  }
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command (which may hold spaces): state, ppid, ...
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-      if (rss) out.set(Number(pid), Number(rss) * 1024);
-    } catch {
-      // The process ended meanwhile.
-    }
+  for (const pid of childPids()) {
+    const rss = residentBytes(pid);
+    // A child that ended meanwhile reads as nothing.
+    if (rss !== undefined) out.set(pid, rss);
   }
   return out;
 }
 
 /** CPU time this process's children used so far, in ms (Linux `/proc`; 0 elsewhere). */
 function childCpuMs(): number {
-  let ms = 0;
-  try {
-    for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(f[1]) === process.pid) ms += (Number(f[11]) + Number(f[12])) * TICK_MS;
-      } catch {
-        // The process ended meanwhile.
-      }
-    }
-  } catch {
-    // No /proc here.
-  }
-  return ms;
+  return childPids().reduce((ms, pid) => ms + (cpuTicks(pid) ?? 0) * CLOCK_TICK_MS, 0);
 }
 
 interface Burst {

@@ -7,8 +7,8 @@
  * Both confined workers (`node-host.ts`) and Python's confined runtime use it.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { residentBytes } from '../platform/linux-proc.ts';
 import { encodeFrame, FrameReader } from './frames.ts';
 import { confinementFlags } from './node-permission.ts';
 import type { TransportExit } from './transport.ts';
@@ -72,16 +72,6 @@ export interface ConfinedChild {
   keepAlive(on: boolean): void;
 }
 
-/** Resident memory of process `pid` in MiB (Linux), or undefined where it cannot be read. */
-export function residentMb(pid: number): number | undefined {
-  try {
-    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) / 1024;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Starts a confined child. */
 export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
   const flags = confinementFlags({ read: [o.entry, ...(o.read ?? [])], write: o.write, workers: o.workers, memoryMb: o.heapMb, extra: o.flags });
@@ -129,8 +119,8 @@ export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
   channel.on('error', () => undefined);
 
   const watch = setInterval(() => {
-    const mb = child.pid === undefined ? undefined : residentMb(child.pid);
-    if (mb !== undefined && mb > o.rssLimitMb) stop({ reason: 'memory', detail: `its resident memory reached ${Math.round(mb)} MiB (limit ${o.rssLimitMb} MiB)` });
+    const bytes = child.pid === undefined ? undefined : residentBytes(child.pid);
+    if (bytes !== undefined && bytes > o.rssLimitMb * 2 ** 20) stop({ reason: 'memory', detail: `its resident memory reached ${Math.round(bytes / 2 ** 20)} MiB (limit ${o.rssLimitMb} MiB)` });
   }, RSS_CHECK_MS);
   watch.unref();
 

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createConfinedWorker, type ConfinedWorker } from './index.ts';
+import { childPids, commandLine } from '../platform/linux-proc.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 
 /** A local HTTP server that counts the requests it gets; `redirect` sends every request elsewhere. */
@@ -102,11 +103,10 @@ describe('a confined worker in Node', () => {
 
   test('runs in a child process with the permission model, an empty environment and a heap cap', async () => {
     // The transport's pid is internal: find the child among this process's children.
-    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    const ours = children.filter((pid) => existsSync(`/proc/${pid}/cmdline`) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('node-child.mjs'));
+    const ours = childPids().filter((pid) => commandLine(pid)?.some((arg) => arg.includes('node-child.mjs')));
     assert.ok(ours.length >= 1, 'a confined child is running');
     for (const pid of ours) {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const argv = commandLine(pid)!;
       assert.ok(argv.some((a) => a === '--experimental-permission' || a === '--permission'), argv.join(' '));
       assert.ok(argv.includes('--disallow-code-generation-from-strings'));
       assert.ok(argv.some((a) => a.startsWith('--max-old-space-size=')));

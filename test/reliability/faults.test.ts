@@ -2,10 +2,10 @@
 // with a clear result, and a `1 + 1` right after it works. `npm run soak` repeats them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
 import type { ExecuteResult, PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
 import { SOAK } from './seeded.ts';
+import { pythonChildPids } from '../helpers/python-children.ts';
 
 const ROUNDS = SOAK ? 20 : 1;
 let rt: PyodideRuntimeApi;
@@ -69,10 +69,9 @@ const TRIALS: [string, () => Promise<void>][] = [
     async () => {
       const running = rt.execute('import time\ntime.sleep(30)', { timeoutMs: 60_000 });
       await new Promise((r) => setTimeout(r, 300));
-      const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-      const ours = children.filter((pid) => existsSync(`/proc/${pid}/cmdline`) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('python-child'));
+      const ours = pythonChildPids();
       assert.ok(ours.length > 0);
-      for (const pid of ours) process.kill(Number(pid), 'SIGKILL');
+      for (const pid of ours) process.kill(pid, 'SIGKILL');
       failedWith(await running, ['WorkerCrashed'], 'killed child');
     },
   ],

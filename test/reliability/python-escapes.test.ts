@@ -12,6 +12,7 @@ import { startProbe as probe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { REACH_SCAN } from '../helpers/python-reach-scan.ts';
 import { pythonChildPids as childPids } from '../helpers/python-children.ts';
+import { commandLine } from '../../src/platform/linux-proc.ts';
 
 describe('Python cannot reach the host (Node, process isolation)', () => {
   let rt: PyodideRuntimeApi;
@@ -157,7 +158,7 @@ test('the child runs under the permission model: its command line and what it ma
     await rt.init();
     const pids = childPids();
     assert.ok(pids.length >= 1);
-    const argv = readFileSync(`/proc/${pids.at(-1)}/cmdline`, 'utf8').split('\0');
+    const argv = commandLine(pids.at(-1)!)!;
     assert.ok(argv.includes('--experimental-permission') || argv.includes('--permission'), argv.join(' '));
     assert.ok(argv.includes('--disallow-code-generation-from-strings'));
     assert.ok(argv.includes('--allow-worker'));

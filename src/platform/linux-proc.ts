@@ -1,0 +1,70 @@
+/**
+ * Reading other processes from Linux's `/proc`: a process's children, its resident memory, the CPU
+ * time it used and its command line. The host watches its confined children's memory with these;
+ * tests and benches find and measure children with them. Elsewhere (no `/proc`), and for a process
+ * that is gone, each reads as nothing (`[]` or `undefined`): callers decide what absence means.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** ms per clock tick in `/proc/<pid>/stat` (USER_HZ, 100 on Linux whatever the kernel's own HZ). */
+export const CLOCK_TICK_MS = 10;
+
+/**
+ * The fields of `/proc/<pid>/stat` after the command name, which may itself hold spaces and
+ * parentheses: index 0 is field 3 of proc(5) (state), 1 is the parent's pid, 11 and 12 are utime
+ * and stime.
+ */
+function statFields(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Pids of the processes whose parent is `pid`, in ascending order: those started by any of its
+ * threads. Default `pid`: this process.
+ */
+export function childPids(pid: number = process.pid): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    // A process that ends meanwhile has no stat: it is no one's child any more.
+    if (Number(statFields(entry)?.[1]) === pid) out.push(Number(entry));
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** Resident memory of process `pid` (`VmRSS`), in bytes. */
+export function residentBytes(pid: number): number | undefined {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time process `pid` used so far (user + system, all its threads), in clock ticks (see {@link CLOCK_TICK_MS}). */
+export function cpuTicks(pid: number): number | undefined {
+  const f = statFields(pid);
+  return f === undefined ? undefined : Number(f[11]) + Number(f[12]);
+}
+
+/** The arguments process `pid` was started with, its executable first. */
+export function commandLine(pid: number): string[] | undefined {
+  try {
+    const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return raw === '' ? undefined : raw.replace(/\0$/, '').split('\0');
+  } catch {
+    return undefined;
+  }
+}

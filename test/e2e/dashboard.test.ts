@@ -9,7 +9,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { buildDashboard } from '../../src/server/build-dashboard.ts';
 import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import { projectRoot } from '../../src/platform/node.ts';
-import { launchChromium } from '../helpers/dashboard-driver.ts';
+import { DashboardDriver, launchChromium } from '../helpers/dashboard-driver.ts';
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 let server: RunningServer;
@@ -80,9 +80,7 @@ before(async () => {
   await page.setViewport({ width: 1400, height: 1100 });
   page.on('response', (r) => void (r.status() >= 400 && failedRequests.push(`${r.status()} ${r.url()}`)));
   // A fresh IndexedDB per run: the page persists the workspace across loads.
-  await page.goto(server.url, { waitUntil: 'load' });
-  await page.evaluate(() => new Promise((r) => { const req = indexedDB.deleteDatabase('armature:workspace'); req.onsuccess = req.onerror = req.onblocked = () => r(null); }));
-  await page.reload({ waitUntil: 'load' });
+  await new DashboardDriver(page).openEmpty(server.url);
 });
 
 after(async () => {
@@ -91,7 +89,7 @@ after(async () => {
 });
 
 test('a newcomer\'s load of the dashboard asks for nothing the server cannot give', async () => {
-  await page.waitForFunction(() => !!(window as unknown as { armature?: unknown }).armature, { timeout: 90_000 });
+  // The page has booted (openEmpty waited for it): everything its boot asked for was served.
   assert.deepEqual(failedRequests, []);
   const res = await fetch(new URL('/__armature/mcp-servers.json', server.url));
   assert.equal(res.status, 204, 'no --mcp-config: nothing to hand on, and no error');

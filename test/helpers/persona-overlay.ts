@@ -2,6 +2,7 @@
 // suites can boot a persona with another self-modification policy or allow-list without writing
 // into modules/. Works over the Node and the browser platform alike.
 import type { Platform } from '../../src/platform/platform.ts';
+import defaultPersona from '../../modules/personas/default.json' with { type: 'json' };
 
 /** `platform` with `personas` added to `modules/personas/` (a persona of the same id is replaced). */
 export function withPersonas(platform: Platform, personas: readonly Record<string, unknown>[]): Platform {
@@ -20,8 +21,11 @@ export function withPersonas(platform: Platform, personas: readonly Record<strin
   };
 }
 
-/** The default persona's upgrades, for personas that differ from it only in policy or tools. */
-export const DEFAULT_UPGRADES = ['ToolRunner', 'Workspace', 'Changes', 'Blueprints', 'PyodideRuntime', 'PythonTool', 'McpClient', 'Agent', 'MadeTools', 'PersonaOverlay', 'MadeUpgrades'];
+/**
+ * The default persona's upgrades, as `modules/personas/default.json` lists them, for personas that
+ * differ from it only in policy or tools.
+ */
+export const DEFAULT_UPGRADES: readonly string[] = Object.freeze([...defaultPersona.upgrades]);
 
 /** A persona that may make tools without approval (`selfModification.tools: "auto"`), allowed `tools`. */
 export function makerPersona(tools: string[] = ['*'], id = 'maker'): Record<string, unknown> {

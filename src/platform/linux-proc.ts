@@ -59,6 +59,17 @@ export function cpuTicks(pid: number): number | undefined {
   return f === undefined ? undefined : Number(f[11]) + Number(f[12]);
 }
 
+/** The niceness of each thread of process `pid` (field 19 of each `/proc/<pid>/task/<tid>/stat`). */
+export function threadNiceness(pid: number): number[] {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tids.map((tid) => Number(statFields(`${pid}/task/${tid}`)?.[16])).filter((n) => Number.isFinite(n));
+}
+
 /** The arguments process `pid` was started with, its executable first. */
 export function commandLine(pid: number): string[] | undefined {
   try {

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { threadNiceness } from '../platform/linux-proc.ts';
 import { spawnConfinedChild } from './confined-child.ts';
 import type { TransportExit } from './transport.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
@@ -54,4 +55,36 @@ test('a child that says too much before its host listens is stopped, and says wh
   child.onExit((e) => exits.push(e));
   assert.equal(exits.length, 1);
   assert.match(exits[0]!.detail, /over 64 messages before its host listened/);
+});
+
+test('a confined child and the threads it starts run below the host (niceness 10), unless told otherwise', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  const dir = tempDir('confined-child-nice');
+  const worker = join(dir, 'worker.mjs');
+  writeFileSync(worker, 'setInterval(() => {}, 1000);\n');
+  const file = join(dir, 'child.mjs');
+  writeFileSync(
+    file,
+    `import { Socket } from 'node:net';
+import { serialize } from 'node:v8';
+import { Worker } from 'node:worker_threads';
+const channel = new Socket({ fd: 3, readable: true, writable: true });
+const frame = (v) => { const b = serialize(v); const h = Buffer.alloc(4); h.writeUInt32BE(b.length); return Buffer.concat([h, b]); };
+new Worker(${JSON.stringify(worker)}).on('online', () => channel.write(frame({ online: true })));
+channel.on('close', () => process.exit(0));
+`,
+  );
+  const host = (await import('node:os')).getPriority();
+  for (const [niceness, expected] of [[undefined, Math.max(10, host)], [0, host]] as const) {
+    const child = spawnConfinedChild({ ...options(file), read: [worker], workers: true, ...(niceness === undefined ? {} : { niceness }) });
+    try {
+      const got: unknown[] = [];
+      child.onMessage((m) => got.push(m));
+      await until('the worker thread to start', () => got.length > 0);
+      const nice = threadNiceness(child.pid!);
+      assert.ok(nice.length >= 2, `the child's threads: ${nice.length}`);
+      assert.deepEqual([...new Set(nice)], [expected], `every thread, its worker's among them (${nice.join(' ')})`);
+    } finally {
+      await child.terminate();
+    }
+  }
 });

@@ -7,6 +7,7 @@
  * Both confined workers (`node-host.ts`) and Python's confined runtime use it.
  */
 import { spawn } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { residentBytes } from '../platform/linux-proc.ts';
 import { encodeFrame, FrameReader } from './frames.ts';
@@ -42,7 +43,20 @@ export interface ConfinedChildOptions {
   args?: readonly string[];
   /** Extra pipes after fd 3 (fd 4, 5, ...), handed back as `pipes`. Default: 0. */
   extraPipes?: number;
+  /**
+   * The child's scheduling priority as a niceness, -20 (first) to 19 (last), never above the
+   * host's own (usually 0). Default: {@link CHILD_NICENESS}.
+   */
+  niceness?: number;
 }
+
+/**
+ * Confined children run below the host: agent code that spins (a `while True`, a worker spinning
+ * for an answer) then never takes a core from the host's event loop, which serves every other
+ * caller, the dashboard and the answers those very children wait for. Measured with a pool of
+ * Python runtimes making `call_tool`s: 15-25% less time for 200 runs (runtime-pool bench).
+ */
+export const CHILD_NICENESS = 10;
 
 /** The host's side of a confined child. */
 export interface ConfinedChild {
@@ -72,11 +86,27 @@ export interface ConfinedChild {
   keepAlive(on: boolean): void;
 }
 
+/**
+ * Sets the niceness of the child `pid`, never above the host's own priority. Done as soon as it is
+ * spawned, while Node is still starting in it: the threads it starts afterwards (its workers,
+ * Pyodide's among them) inherit the value. A priority the system refuses leaves the child as it is.
+ */
+function lowerPriority(pid: number | undefined, niceness: number): void {
+  if (pid === undefined) return;
+  try {
+    const target = Math.max(niceness, getPriority());
+    if (target !== getPriority()) setPriority(pid, target);
+  } catch {
+    // Not permitted here (a lower niceness than the host's needs privileges): it runs as the host does.
+  }
+}
+
 /** Starts a confined child. */
 export function spawnConfinedChild(o: ConfinedChildOptions): ConfinedChild {
   const flags = confinementFlags({ read: [o.entry, ...(o.read ?? [])], write: o.write, workers: o.workers, memoryMb: o.heapMb, extra: o.flags });
   const extra = Array.from({ length: o.extraPipes ?? 0 }, () => 'pipe' as const);
   const child = spawn(process.execPath, [...flags, o.entry, ...(o.args ?? [])], { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', ...extra], windowsHide: true });
+  lowerPriority(child.pid, o.niceness ?? CHILD_NICENESS);
   const pipes = extra.map((_, i) => child.stdio[4 + i] as Readable & Writable);
   const channel = child.stdio[3] as Readable & Writable;
   const stdout = child.stdout!;

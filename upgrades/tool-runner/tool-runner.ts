@@ -85,7 +85,11 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
   /** Tells the bus which tools came or went, one event per declaring module. */
   const announce = (type: 'tool:registered' | 'tool:unregistered', declarations: readonly ToolDeclaration[]) => {
     const byModule = new Map<string, string[]>();
-    for (const d of declarations) byModule.set(d.module, [...(byModule.get(d.module) ?? []), d.name]);
+    for (const d of declarations) {
+      const names = byModule.get(d.module);
+      if (names) names.push(d.name);
+      else byModule.set(d.module, [d.name]);
+    }
     for (const [module, names] of byModule) bus.emit(type, { module, names });
   };
 
@@ -191,7 +195,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
   return {
     registerTools(declarations, executor, options = {}) {
       const instance = options.instance ?? '';
-      const names: string[] = [];
+      // Kept as registered: the caller's array may change afterwards.
+      const registered: ToolDeclaration[] = [];
       for (const d of declarations) {
         // The length first: nothing else looks at a name longer than any name may be.
         const tooLong = nameProblem(d.name);
@@ -220,12 +225,12 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         if (!tools.has(d.name)) tools.set(d.name, new Map());
         tools.get(d.name)!.set(instance, { declaration: d, validator, executor });
         statsFor(d.name);
-        names.push(d.name);
+        registered.push(d);
       }
-      announce('tool:registered', declarations);
+      announce('tool:registered', registered);
       return toDisposable(() => {
         const removed: ToolDeclaration[] = [];
-        for (const d of declarations) {
+        for (const d of registered) {
           const all = tools.get(d.name);
           if (all?.get(instance)?.executor !== executor) continue;
           all.delete(instance);

@@ -44,6 +44,15 @@ export function reportOf(r: Pick<ChangeRecord, 'status' | 'outcome' | 'requires'
 }
 
 /**
+ * How a pending change's hint begins, for every kind: who decides it, where, and — when it builds
+ * on changes not yet in force — in which order. The caller adds what holds until then.
+ */
+export function approvalHint(r: Pick<ChangeRecord, 'id' | 'requires'>): string {
+  const after = r.requires?.length ? `, after ${r.requires.join(', ')}, which it builds on` : '';
+  return `A person must approve change ${r.id} (on the dashboard's Changes, or with "armature approve ${r.id}")${after}`;
+}
+
+/**
  * What every kind's answer says of one test: whether it passed and, when not, its error's code and
  * message (never the error's details).
  */

@@ -5,7 +5,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, reportOf, testOutcome } from '../../src/kernel/change-history.ts';
+import { answerStatus, approvalHint, reportOf, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import type { MadeBlueprintContent } from './blueprint-kind.ts';
@@ -45,7 +45,7 @@ export function blueprintAnswer(r: ChangeRecord): BlueprintChangeAnswer {
   if (report) answer.report = report;
   answer.hint =
     status === 'pending'
-      ? `A person must approve change ${r.id} (dashboard, or "armature approve ${r.id}"). An upgrade can be built on it meanwhile: it waits for this blueprint.`
+      ? `${approvalHint(r)}. An upgrade can be built on it meanwhile: it waits for this blueprint.`
       : status === 'rejected'
         ? 'Nothing came into force. Fix what the report says and call update_blueprint (or create_blueprint) again.'
         : `read_blueprint("${r.target}") shows it; build its upgrade with create_upgrade { id, blueprint: "${r.target}", ... }.`;

@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, historyEntry, reportOf, testMs, testOutcome } from '../../src/kernel/change-history.ts';
+import { answerStatus, approvalHint, historyEntry, reportOf, testMs, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -50,7 +50,7 @@ export function answerOf(r: ChangeRecord): ToolChangeAnswer {
   const report = reportOf(r);
   if (report) answer.report = report;
   if (status === 'pending') {
-    answer.hint = `A person must approve change ${r.id}: on the dashboard (Changes) or with "armature approve ${r.id}". Until then ${r.parent === null ? 'the tool does not exist' : `version ${r.parent} stays in force`}.`;
+    answer.hint = `${approvalHint(r)}. Until then ${r.parent === null ? 'the tool does not exist' : `version ${r.parent} stays in force`}.`;
   } else if (status === 'rejected') {
     answer.hint = r.parent === null ? 'Nothing came into force. Fix what the report says and create the tool again.' : `Version ${r.parent} stays in force. Fix what the report says and call update_tool again.`;
   } else {
@@ -113,7 +113,7 @@ export function madeToolHandlers(o: MadeToolHandlersOptions): Record<string, Too
         name: target,
         change: r.id,
         status: r.status === 'active' ? 'retired' : r.status,
-        ...(r.status === 'pending' ? { hint: `A person must approve change ${r.id} (dashboard, or "armature approve ${r.id}"); until then the tool stays in force.` } : {}),
+        ...(r.status === 'pending' ? { hint: `${approvalHint(r)}; until then the tool stays in force.` } : {}),
       };
     },
 

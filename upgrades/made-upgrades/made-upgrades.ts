@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, historyEntry, reportOf, testMs, testOutcome } from '../../src/kernel/change-history.ts';
+import { answerStatus, approvalHint, historyEntry, reportOf, testMs, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
@@ -50,7 +50,7 @@ export function upgradeAnswer(r: ChangeRecord, runs: (id: string) => boolean, co
   const report = reportOf(r);
   if (report) answer.report = report;
   if (status === 'pending') {
-    answer.hint = `A person must approve change ${r.id}: on the dashboard (Changes) or with "armature approve ${r.id}"${r.requires?.length ? ` (after ${r.requires.join(', ')}, which it builds on)` : ''}. Until then ${r.parent === null ? 'the upgrade does not exist' : `version ${r.parent} stays in force`}.`;
+    answer.hint = `${approvalHint(r)}. Until then ${r.parent === null ? 'the upgrade does not exist' : `version ${r.parent} stays in force`}.`;
   } else if (status === 'rejected') {
     answer.hint = r.parent === null ? 'Nothing came into force. Fix what the report says and create the upgrade again.' : `Version ${r.parent} stays in force. Fix what the report says and call update_upgrade again.`;
   } else if (runs(r.target)) {
@@ -110,7 +110,7 @@ export function madeUpgradeHandlers(o: MadeUpgradeHandlersOptions): Record<strin
         id,
         change: r.id,
         status: r.status === 'active' ? 'retired' : r.status,
-        ...(r.status === 'pending' ? { hint: `A person must approve change ${r.id} (dashboard, or "armature approve ${r.id}"); until then the upgrade stays in force.` } : { hint: 'Stopped: its tools, events and widget are gone. rollback_upgrade brings a version back.' }),
+        ...(r.status === 'pending' ? { hint: `${approvalHint(r)}; until then the upgrade stays in force.` } : { hint: 'Stopped: its tools, events and widget are gone. rollback_upgrade brings a version back.' }),
       };
     },
 

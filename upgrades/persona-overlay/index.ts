@@ -1,5 +1,5 @@
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, reportOf, testOutcome } from '../../src/kernel/change-history.ts';
+import { answerStatus, approvalHint, reportOf, testOutcome } from '../../src/kernel/change-history.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -46,7 +46,7 @@ function answerOf(r: ChangeRecord, content: PersonaOverlayContent) {
     ...(reportOf(r) ? { report: reportOf(r) } : {}),
     hint:
       status === 'pending'
-        ? `A person must approve change ${r.id} (dashboard, or "armature approve ${r.id}"); until then the persona stays as it is.`
+        ? `${approvalHint(r)}; until then the persona stays as it is.`
         : status === 'rejected'
           ? 'The persona stays as it is. Fix what the report says and call update_persona again.'
           : 'In force now. A person can roll it back on the dashboard (Changes) or boot without it (armature boot --safe).',

@@ -10,14 +10,8 @@ import { browserKeyName } from '../../upgrades/agent/keys.ts';
 import { SETTINGS_KEY } from '../../upgrades/agent/settings.ts';
 import { NUMBERS_FILE, RESULT_FILE, SUM_ANSWER, SUM_GOAL, SUM_STDOUT, sumScript } from '../helpers/agent-task.ts';
 import { browserScriptedModel, unusedPortFromServer } from '../helpers/scripted-model-browser.ts';
+import { until } from '../helpers/until.ts';
 
-async function until(check: () => boolean, what: string | (() => string), ms = 60_000): Promise<void> {
-  const t0 = Date.now();
-  while (!check()) {
-    if (Date.now() - t0 > ms) throw new Error(`${typeof what === 'string' ? what : what()}: not in time`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const shadow = (el: Element | null | undefined) => el?.shadowRoot ?? null;
 const textOf = (el: Element | null | undefined) => (shadow(el)?.textContent ?? '').replace(/\s+/g, ' ');
@@ -35,7 +29,7 @@ describe('the agent panel', () => {
     dash = document.createElement('armature-dashboard') as ArmatureDashboard;
     dash.system = sys;
     document.body.append(dash);
-    await until(() => !!dash.shadowRoot?.querySelector('[data-module=Agent] agent-widget'), () => `the panel (failed modules: ${JSON.stringify(sys.modules.filter((m) => m.state === 'failed'))})`);
+    await until(() => `the panel (failed modules: ${JSON.stringify(sys.modules.filter((m) => m.state === 'failed'))})`, () => !!dash.shadowRoot?.querySelector('[data-module=Agent] agent-widget'), 60_000);
     await (panel() as unknown as { updateComplete: Promise<void> }).updateComplete;
   }
 
@@ -44,14 +38,14 @@ describe('the agent panel', () => {
     field('baseURL').value = baseURL;
     field('apiKey').value = key;
     shadow(form())!.querySelector<HTMLButtonElement>('[data-control=save-settings]')!.click();
-    await until(() => textOf(form()).includes('Saved.'), 'settings saved');
+    await until('settings saved', () => textOf(form()).includes('Saved.'), 60_000);
   }
 
   async function send(goal: string): Promise<void> {
     const box = shadow(panel())!.querySelector('textarea')!;
     box.value = goal;
     shadow(panel())!.querySelector<HTMLButtonElement>('[data-control=send]')!.click();
-    await until(() => textOf(transcript()).includes(goal), 'the goal in the transcript');
+    await until('the goal in the transcript', () => textOf(transcript()).includes(goal), 60_000);
   }
 
   const lastFinished = () => [...(shadow(transcript())?.querySelectorAll('.turn') ?? [])].at(-1)?.querySelector('.finished, [role=alert]');
@@ -89,7 +83,7 @@ describe('the agent panel', () => {
     const model = await browserScriptedModel(sumScript());
     await configure(model.baseURL);
     await send(SUM_GOAL);
-    await until(() => textOf(transcript()).includes('answered · 2 steps'), 'the run to finish');
+    await until('the run to finish', () => textOf(transcript()).includes('answered · 2 steps'), 60_000);
     const t = textOf(transcript());
     expect(t).to.contain('I will compute it in Python.');
     expect(t).to.contain(SUM_ANSWER);
@@ -111,7 +105,7 @@ describe('the agent panel', () => {
     expect(JSON.parse(String(toolMsg.content))).to.deep.equal({ ok: true, value: { value: 50, stdout: SUM_STDOUT, stderr: '', executionTime: (JSON.parse(String(toolMsg.content)) as { value: { executionTime: number } }).value.executionTime } });
 
     const ws = dash.shadowRoot!.querySelector('workspace-widget')!;
-    await until(() => textOf(ws).includes(RESULT_FILE.path), 'the result file in the workspace widget');
+    await until('the result file in the workspace widget', () => textOf(ws).includes(RESULT_FILE.path), 60_000);
     const file = await sys.tools.executeTool<{ content: string }>('read_file', { path: RESULT_FILE.path });
     expect(file.ok && file.value.content).to.equal(RESULT_FILE.content);
     expect(textOf(panel())).to.contain('Past runs');
@@ -124,7 +118,7 @@ describe('the agent panel', () => {
     await configure(model.baseURL, KEY);
     expect(localStorage.getItem(browserKeyName('openai-compatible'))).to.equal(KEY);
     await send('hello');
-    await until(() => !!lastFinished()?.matches('[role=alert]'), 'the error');
+    await until('the error', () => !!lastFinished()?.matches('[role=alert]'), 60_000);
     const alert = lastFinished()!.textContent!;
     expect(alert).to.contain('the provider refused the key (HTTP 401');
     expect(alert).to.contain("Paste a valid openai-compatible key in the agent panel's settings");
@@ -143,7 +137,7 @@ describe('the agent panel', () => {
     shadow(panel())!.querySelector<HTMLButtonElement>('[data-control=new-run]')!.click();
     await configure(url);
     await send('hello');
-    await until(() => !!lastFinished()?.matches('[role=alert]'), 'the error');
+    await until('the error', () => !!lastFinished()?.matches('[role=alert]'), 60_000);
     expect(lastFinished()!.textContent).to.contain(`cannot reach the model at ${url}/chat/completions`);
     const py = await sys.tools.executeTool<{ value: number }>('execute_python', { code: '6 * 7' });
     expect(py.ok && py.value.value).to.equal(42);
@@ -161,10 +155,10 @@ describe('the agent panel', () => {
     const row = shadow(panel())!.querySelector(`[data-run="${first.runId}"]`)!;
     expect(row.textContent).to.contain(SUM_GOAL);
     row.querySelector<HTMLButtonElement>('[data-control=open-run]')!.click();
-    await until(() => textOf(transcript()).includes(SUM_ANSWER), 'the reopened transcript');
+    await until('the reopened transcript', () => textOf(transcript()).includes(SUM_ANSWER), 60_000);
     expect(shadow(transcript())!.querySelector('details.call[data-tool=execute_python] .output')!.textContent).to.equal(SUM_STDOUT);
     await send('What was the sum again?');
-    await until(() => textOf(transcript()).includes('It was 50.') && textOf(transcript()).includes('Run total'), 'the follow-up answer');
+    await until('the follow-up answer', () => textOf(transcript()).includes('It was 50.') && textOf(transcript()).includes('Run total'), 60_000);
     const sent = (await model.requests())[0]!.body.messages;
     expect(sent.filter((m) => m.role === 'user').map((m) => m.content)).to.deep.equal([SUM_GOAL, 'What was the sum again?']);
     expect(sent.some((m) => m.role === 'tool' && String(m.content).includes('sum of 5 numbers'))).to.equal(true);

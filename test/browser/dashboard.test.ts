@@ -3,20 +3,14 @@ import { boot, type ArmatureSystem } from '../../src/index.ts';
 import { importUpgrade } from '../../src/kernel/loader.ts';
 import { createBrowserPlatform } from '../../src/platform/browser.ts';
 import { ArmatureDashboard, COLLAPSED_KEY } from '../../src/widgets/dashboard.ts';
+import { until } from '../helpers/until.ts';
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!check()) {
-    if (Date.now() - t0 > ms) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function mountDashboard(sys: ArmatureSystem): Promise<ArmatureDashboard> {
   const el = document.createElement('armature-dashboard') as ArmatureDashboard;
   el.system = sys;
   document.body.append(el);
-  await until(() => !!el.shadowRoot?.querySelector('section.category'));
+  await until('the dashboard\'s categories', () => !!el.shadowRoot?.querySelector('section.category'));
   await el.updateComplete;
   return el;
 }
@@ -75,7 +69,7 @@ describe('armature-dashboard', () => {
     expect(sys.bus.listenerCount()).to.be.greaterThan(before);
     await sys.tools.executeTool('write_file', { path: 'live.txt', content: 'x' });
     const ws = el.shadowRoot!.querySelector('workspace-widget')!;
-    await until(() => (ws.shadowRoot!.textContent ?? '').includes('live.txt'));
+    await until('live.txt in the workspace widget', () => (ws.shadowRoot!.textContent ?? '').includes('live.txt'));
     el.remove();
     expect(sys.bus.listenerCount()).to.equal(before);
   });

@@ -14,14 +14,8 @@ import { browserSettings } from './settings.ts';
 import { TranscriptStore } from './transcript.ts';
 import type { AgentWidget } from './widget.ts';
 import './widget.ts';
+import { until } from '../../test/helpers/until.ts';
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const t0 = Date.now();
-  while (!check()) {
-    if (Date.now() - t0 > 10_000) throw new Error(`${what}: not in time`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function memoryStorage() {
   const map = new Map<string, string>();
@@ -59,13 +53,13 @@ describe('<agent-widget>', () => {
     const f = await fixture([{ text: ['Thinking ', 'about ', 'it'] }], hold);
     f.agent.saveSettings({ model: { provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:9/v1' } });
     const sent = f.el.send('ponder');
-    await until(() => transcriptText(f.el).includes('Thinking about it'), 'the streamed text before the answer is complete');
+    await until('the streamed text before the answer is complete', () => transcriptText(f.el).includes('Thinking about it'));
     expect(button(f.el, 'send').disabled).to.equal(true);
     expect(button(f.el, 'stop').disabled).to.equal(false);
     button(f.el, 'stop').click();
     release();
     await sent;
-    await until(() => transcriptText(f.el).includes('■ stopped'), 'the stopped run');
+    await until('the stopped run', () => transcriptText(f.el).includes('■ stopped'));
     expect(button(f.el, 'send').disabled).to.equal(false);
     f.el.remove();
   });
@@ -74,7 +68,7 @@ describe('<agent-widget>', () => {
     const f = await fixture([{ text: '<img src=x onerror="window.__pwned = 1"><b>bold</b>' }]);
     f.agent.saveSettings({ model: { provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:9/v1' } });
     await f.el.send('say html');
-    await until(() => transcriptText(f.el).includes('answered'), 'the answer');
+    await until('the answer', () => transcriptText(f.el).includes('answered'));
     const root = $(f.el, 'agent-transcript')!.shadowRoot!;
     expect(root.querySelector('img, b')).to.equal(null);
     expect(root.textContent).to.contain('<img src=x');

@@ -12,11 +12,8 @@ import { startPythonEarly } from './early-start.ts';
 import { startPythonChild, startPythonChildEarly } from './process-link.ts';
 import { createPyodideRuntime } from './runtime.ts';
 import { defaultIndexURL, spawnWorker, spawnWorkerEarly } from './worker-handle.ts';
+import { until } from '../../test/helpers/until.ts';
 
-async function until(what: string, done: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(done(), `timed out waiting for ${what}`);
-}
 
 test('the runtime boot creates takes the child started early: the same process runs Python, and no other starts', async () => {
   const before = new Set(pythonChildPids());

@@ -20,6 +20,7 @@ import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/s
 import { startProbe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { escapeAttempts } from '../helpers/escape-attempts.ts';
+import { value } from '../helpers/tool-value.ts';
 
 const data = tempDir('made-tools');
 // The maker may call every tool but delete_file: a tool it makes may not either.
@@ -45,10 +46,6 @@ after(async () => {
   await server?.close();
 });
 
-const value = <T>(r: ToolResult<T>): T => {
-  assert.ok(r.ok, `expected ok, got ${JSON.stringify(r)}`);
-  return r.value;
-};
 const failure = (r: ToolResult) => {
   assert.equal(r.ok, false, `expected a failure, got ${JSON.stringify(r)}`);
   return r as Extract<ToolResult, { ok: false }>;

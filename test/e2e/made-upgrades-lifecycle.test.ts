@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { ChangesApi } from '../../src/kernel/change-contract.ts';
-import type { ToolResult } from '../../src/kernel/tool-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { MadeUpgradesApi, UpgradeChangeAnswer } from '../../upgrades/made-upgrades/index.ts';
 import type { WorkspaceApi } from '../../upgrades/workspace/workspace.ts';
@@ -18,16 +17,13 @@ import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';
 import { startProbe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { escapeAttempts } from '../helpers/escape-attempts.ts';
+import { value } from '../helpers/tool-value.ts';
 
 const data = tempDir('made-upgrades-life');
 const BUILDER = { ...makerPersona(['*'], 'builder'), selfModification: { tools: 'auto', upgrades: 'auto', blueprints: 'auto', persona: 'auto' } };
 let sys: ArmatureSystem;
 let api: MadeUpgradesApi;
 
-const value = <T>(r: ToolResult<T>): T => {
-  assert.ok(r.ok, `expected ok, got ${JSON.stringify(r)}`);
-  return r.value;
-};
 const call = <T = unknown>(name: string, args: unknown, caller = 'agent') => sys.tools.executeTool<T>(name, args, { caller });
 const change = async (tool: string, args: unknown) => value(await call<UpgradeChangeAnswer>(tool, args));
 

@@ -9,7 +9,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { ChangesApi } from '../../src/kernel/change-contract.ts';
-import type { ToolResult } from '../../src/kernel/tool-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
 import type { BlueprintSummary } from '../../upgrades/blueprints/index.ts';
@@ -18,6 +17,7 @@ import { notesIndexScript } from '../helpers/made-upgrade-fixtures.ts';
 import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { value } from '../helpers/tool-value.ts';
 
 const data = tempDir('made-upgrades');
 /** A persona whose agent may change tools, blueprints, upgrades and its persona without approval. */
@@ -28,10 +28,6 @@ const bootBuilder = (safe = false) =>
 let sys: ArmatureSystem;
 let server: ScriptedModelServer;
 
-const value = <T>(r: ToolResult<T>): T => {
-  assert.ok(r.ok, `expected ok, got ${JSON.stringify(r)}`);
-  return r.value;
-};
 const call = <T = unknown>(name: string, args: unknown, caller = 'agent') => sys.tools.executeTool<T>(name, args, { caller });
 const python = (code: string) => call<{ value: unknown; stdout: string }>('execute_python', { code });
 /** Resolves once `check` holds (the upgrade hears events asynchronously, in its own process). */

@@ -3,7 +3,6 @@
  * starts from an empty workspace, calls tools through the booted system, reads widgets (shadow
  * roots pierced) and presses the changes widget's buttons with a real click.
  */
-import assert from 'node:assert/strict';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { ToolResult } from '../../src/kernel/tool-contract.ts';
 
@@ -16,11 +15,7 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** The value of a successful result; fails the test with the whole result otherwise. */
-export function value<T>(r: ToolResult<T>): T {
-  assert.ok(r.ok, `expected ok, got ${JSON.stringify(r)}`);
-  return r.value;
-}
+export { value } from './tool-value.ts';
 
 type Win = { armature?: { tools: { executeTool(n: string, a: unknown, o: unknown): Promise<unknown> } } };
 

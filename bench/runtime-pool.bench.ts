@@ -3,8 +3,9 @@
 // built-in tool, through the ToolRunner like any call), on a booted system (confined child
 // processes, Node's default). Per pool size: the time until all 200 are done and each run's
 // latency (submitted -> result, so waiting for a runtime counts), medians and ranges over several
-// repetitions; the CPU the host and the children used for it (a call_tool costs the host's one
-// thread ~60 µs, which no pool can share out); the same for 200 runs of Python alone (no
+// repetitions; the CPU the host and the children used for it (each side does ~25 µs of work per
+// call_tool and spins between calls, since waking a sleeping thread costs more on virtual
+// machines; the host's one thread serves every runtime); the same for 200 runs of Python alone (no
 // call_tool), where the runtimes share nothing; and the resident memory one idle runtime adds
 // (the RSS of its child process).
 import { boot, type ArmatureSystem } from '../src/index.ts';

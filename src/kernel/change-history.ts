@@ -28,6 +28,23 @@ export function historyEntry(r: ChangeRecord) {
   };
 }
 
+/** What every kind's answer to a proposed change says besides its target, tests and hint. */
+export interface ChangeAnswerBase {
+  /** The version it would be, or is (`null` for a retirement). */
+  version: number | null;
+  /** The change record's id (`armature approve <change>`). */
+  change: string;
+  status: 'active' | 'pending' | 'rejected';
+  /** The gate's verdict in words, and what the change waits for (see {@link reportOf}). */
+  report?: string;
+}
+
+/** The {@link ChangeAnswerBase} of change `r`. */
+export function changeAnswerBase(r: ChangeRecord): ChangeAnswerBase {
+  const report = reportOf(r);
+  return { version: r.version, change: r.id, status: answerStatus(r), ...(report ? { report } : {}) };
+}
+
 /** The status a create/update tool answers for change `r`: in force, waiting for a person, or not taken. */
 export function answerStatus(r: ChangeRecord): 'active' | 'pending' | 'rejected' {
   return r.status === 'active' || r.status === 'pending' ? r.status : 'rejected';

@@ -5,21 +5,17 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, approvalHint, reportOf, testOutcome } from '../../src/kernel/change-history.ts';
+import { type ChangeAnswerBase, approvalHint, changeAnswerBase, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import type { MadeBlueprintContent } from './blueprint-kind.ts';
 import { AGENT_BLUEPRINT_IDS, isAgentBlueprintId } from './registry.ts';
 
 /** What `create_blueprint` and `update_blueprint` answer. */
-export interface BlueprintChangeAnswer {
+export interface BlueprintChangeAnswer extends ChangeAnswerBase {
   id: string;
-  version: number | null;
-  change: string;
-  status: 'active' | 'pending' | 'rejected';
   /** The checks the version went through (front matter, target, prerequisites, sections, checklist). */
   tests: { name?: string; ok: boolean; error?: { code: string; message: string } }[];
-  report?: string;
   hint?: string;
 }
 
@@ -33,16 +29,12 @@ function nextId(changes: ChangesApi, taken: ReadonlySet<string>): string {
 
 /** The answer to a proposed blueprint change. */
 export function blueprintAnswer(r: ChangeRecord): BlueprintChangeAnswer {
-  const status = answerStatus(r);
   const answer: BlueprintChangeAnswer = {
     id: r.target,
-    version: r.version,
-    change: r.id,
-    status,
+    ...changeAnswerBase(r),
     tests: r.tests.map((t) => ({ ...(t.name ? { name: t.name } : {}), ...testOutcome(t) })),
   };
-  const report = reportOf(r);
-  if (report) answer.report = report;
+  const { status } = answer;
   answer.hint =
     status === 'pending'
       ? `${approvalHint(r)}. An upgrade can be built on it meanwhile: it waits for this blueprint.`

@@ -6,7 +6,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, approvalHint, historyEntry, reportOf, testMs, testOutcome } from '../../src/kernel/change-history.ts';
+import { type ChangeAnswerBase, approvalHint, changeAnswerBase, historyEntry, testMs, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -15,15 +15,9 @@ import type { LiveToolInfo } from './tool-kind.ts';
 import { fullToolName, localToolName, toContent, type MadeToolContent, type ToolArgs } from './tool-spec.ts';
 
 /** What `create_tool`, `update_tool` and `rollback_tool` answer. */
-export interface ToolChangeAnswer {
+export interface ToolChangeAnswer extends ChangeAnswerBase {
   name: string;
-  version: number | null;
-  /** The change record's id (`armature approve <change>`). */
-  change: string;
-  status: 'active' | 'pending' | 'rejected';
   tests: { args: unknown; ok: boolean; value?: unknown; error?: { code: string; message: string }; ms: number }[];
-  /** The gate's verdict in words. */
-  report?: string;
   /** What happens next (a pending change waits for a person). */
   hint?: string;
 }
@@ -39,16 +33,12 @@ export interface MadeToolHandlersOptions {
 
 /** The answer to a proposed tool change. */
 export function answerOf(r: ChangeRecord): ToolChangeAnswer {
-  const status = answerStatus(r);
   const answer: ToolChangeAnswer = {
     name: r.target,
-    version: r.version,
-    change: r.id,
-    status,
+    ...changeAnswerBase(r),
     tests: r.tests.map((t) => ({ args: t.args, ...testOutcome(t), ...('value' in t ? { value: t.value } : {}), ms: testMs(t) })),
   };
-  const report = reportOf(r);
-  if (report) answer.report = report;
+  const { status } = answer;
   if (status === 'pending') {
     answer.hint = `${approvalHint(r)}. Until then ${r.parent === null ? 'the tool does not exist' : `version ${r.parent} stays in force`}.`;
   } else if (status === 'rejected') {

@@ -6,22 +6,16 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, approvalHint, historyEntry, reportOf, testMs, testOutcome } from '../../src/kernel/change-history.ts';
+import { type ChangeAnswerBase, approvalHint, changeAnswerBase, historyEntry, testMs, testOutcome } from '../../src/kernel/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import { fullToolName, toUpgradeContent, type MadeUpgradeContent, type UpgradeArgs } from './upgrade-spec.ts';
 
 /** What `create_upgrade`, `update_upgrade` and `rollback_upgrade` answer. */
-export interface UpgradeChangeAnswer {
+export interface UpgradeChangeAnswer extends ChangeAnswerBase {
   id: string;
-  version: number | null;
-  /** The change record's id (`armature approve <change>`). */
-  change: string;
-  status: 'active' | 'pending' | 'rejected';
   tests: { name?: string; tool?: string; args: unknown; ok: boolean; value?: unknown; error?: { code: string; message: string }; ms: number }[];
-  /** The gate's verdict in words. */
-  report?: string;
   /** What happens next. */
   hint?: string;
 }
@@ -36,19 +30,15 @@ export interface MadeUpgradeHandlersOptions {
 
 /** The answer to a proposed upgrade change. */
 export function upgradeAnswer(r: ChangeRecord, runs: (id: string) => boolean, content?: MadeUpgradeContent): UpgradeChangeAnswer {
-  const status = answerStatus(r);
   const answer: UpgradeChangeAnswer = {
     id: r.target,
-    version: r.version,
-    change: r.id,
-    status,
+    ...changeAnswerBase(r),
     tests: r.tests.map((t) => {
       const a = t.args as { tool?: string; args?: unknown } | undefined;
       return { ...(t.name ? { name: t.name } : {}), ...(a?.tool ? { tool: a.tool } : {}), args: a?.args ?? t.args, ...testOutcome(t), ...('value' in t ? { value: t.value } : {}), ms: testMs(t) };
     }),
   };
-  const report = reportOf(r);
-  if (report) answer.report = report;
+  const { status } = answer;
   if (status === 'pending') {
     answer.hint = `${approvalHint(r)}. Until then ${r.parent === null ? 'the upgrade does not exist' : `version ${r.parent} stays in force`}.`;
   } else if (status === 'rejected') {

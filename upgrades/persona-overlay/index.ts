@@ -1,5 +1,5 @@
 import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { answerStatus, approvalHint, reportOf, testOutcome } from '../../src/kernel/change-history.ts';
+import { approvalHint, changeAnswerBase, testOutcome } from '../../src/kernel/change-history.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -35,15 +35,13 @@ export const metadata: UpgradeMetadata = {
 
 /** What `update_persona` answers. */
 function answerOf(r: ChangeRecord, content: PersonaOverlayContent) {
-  const status = answerStatus(r);
+  const base = changeAnswerBase(r);
+  const { status } = base;
   return {
     persona: r.target,
-    version: r.version,
-    change: r.id,
-    status,
+    ...base,
     overlay: { add_upgrades: content.add_upgrades, add_tools: content.add_tools, remove_tools: content.remove_tools },
     tests: r.tests.map((t) => ({ name: t.name, ...testOutcome(t) })),
-    ...(reportOf(r) ? { report: reportOf(r) } : {}),
     hint:
       status === 'pending'
         ? `${approvalHint(r)}; until then the persona stays as it is.`

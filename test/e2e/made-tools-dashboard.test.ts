@@ -12,7 +12,7 @@ import { value, type DashboardDriver } from '../helpers/dashboard-driver.ts';
 import { artifacts, startDashboardStack, type DashboardStack } from '../helpers/dashboard-stack.ts';
 import type { ProbeServer } from '../helpers/probe-server.ts';
 import type { ScriptedModelServer } from '../helpers/scripted-model-server.ts';
-import { ESCAPE_DB, escapeAttempts } from '../helpers/escape-attempts.ts';
+import { ESCAPE_DB, escapeAttempts, escapeTool } from '../helpers/escape-attempts.ts';
 
 let stack: DashboardStack;
 let page: Page;
@@ -80,15 +80,9 @@ test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, proc
   const { origin } = probe;
   const attempts = escapeAttempts('browser', origin);
   const title = await page.title();
-  for (const [what, [body, error]] of Object.entries(attempts)) {
-    const made = value(await call<ToolChangeAnswer>('create_tool', {
-      name: `try_${what}`,
-      description: `Tries ${what}.`,
-      input_schema: { type: 'object', properties: {} },
-      language: 'javascript',
-      code: `export default async () => { ${body} };\n`,
-      tests: [{ args: {}, expect_error: error }],
-    }, 'ui'));
+  for (const [what, attempt] of Object.entries(attempts)) {
+    const error = attempt[1];
+    const made = value(await call<ToolChangeAnswer>('create_tool', escapeTool(what, attempt), 'ui'));
     assert.equal(made.status, 'active', `${what}: ${JSON.stringify(made.tests)}`);
     const r = await call(`made.try_${what}`, {});
     assert.equal(r.ok, false);

@@ -19,7 +19,7 @@ import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { startProbe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { escapeAttempts } from '../helpers/escape-attempts.ts';
+import { escapeAttempts, escapeTool } from '../helpers/escape-attempts.ts';
 import { value } from '../helpers/tool-value.ts';
 
 const data = tempDir('made-tools');
@@ -118,15 +118,9 @@ test('a JavaScript tool that tries the DOM, IndexedDB, a disallowed origin, proc
   try {
     const attempts = escapeAttempts('node', origin, marker);
     // One tool per attempt, each proven by its own gate (its test expects the error) and by a real call.
-    for (const [what, [body, error]] of Object.entries(attempts)) {
-      const made = await create({
-        name: `try_${what}`,
-        description: `Tries ${what}.`,
-        input_schema: { type: 'object', properties: {} },
-        language: 'javascript',
-        code: `export default async () => { ${body} };\n`,
-        tests: [{ args: {}, expect_error: error }],
-      });
+    for (const [what, attempt] of Object.entries(attempts)) {
+      const error = attempt[1];
+      const made = await create(escapeTool(what, attempt));
       assert.equal(made.status, 'active', JSON.stringify(made.tests));
       const r = failure(await sys.tools.executeTool(`made.try_${what}`, {}));
       assert.ok(`${r.error.code} ${r.error.message}`.includes(error), `${what}: ${JSON.stringify(r.error)}`);

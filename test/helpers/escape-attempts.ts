@@ -4,6 +4,21 @@
  * is a probe server the fetch must not reach; in Node the built-in attempt writes `marker`, which
  * must not appear.
  */
+/**
+ * The `create_tool` arguments of a JavaScript tool `try_<what>` that makes one attempt, with a
+ * gate test expecting its error: the gate proves the refusal before the tool comes into force.
+ */
+export function escapeTool(what: string, [body, error]: readonly [string, string]) {
+  return {
+    name: `try_${what}`,
+    description: `Tries ${what}.`,
+    input_schema: { type: 'object', properties: {} },
+    language: 'javascript',
+    code: `export default async () => { ${body} };\n`,
+    tests: [{ args: {}, expect_error: error }],
+  };
+}
+
 /** The IndexedDB database the attempt tries to open: it must not exist afterwards. */
 export const ESCAPE_DB = 'escape';
 

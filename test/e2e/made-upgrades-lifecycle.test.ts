@@ -70,6 +70,7 @@ after(() => sys?.dispose());
 
 test('update_upgrade with a broken init is rejected with the report; the version in force keeps running, untouched', async () => {
   const before = resources();
+  assert.equal(before.workers, 1, 'the version in force has its worker, counted');
   const status = api.status('notes-index');
   const r = await change('update_upgrade', { id: 'notes-index', code: BROKEN_INIT_CODE, reason: 'read the index from a file' });
   assert.equal(r.status, 'rejected');

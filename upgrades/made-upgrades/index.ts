@@ -10,7 +10,6 @@ import { MADE_UPGRADES_EVENTS } from './events.ts';
 import { madeUpgradeHandlers } from './made-upgrades.ts';
 import type { UpgradeStatus } from './status.ts';
 import { UPGRADE_DATA_AREA } from './storage.ts';
-import { liveUpgradeWorkers } from './upgrade-instance.ts';
 import { createUpgradeKind, type LiveUpgradeInfo } from './upgrade-kind.ts';
 import { fullToolName, partId } from './upgrade-spec.ts';
 
@@ -28,7 +27,7 @@ export interface MadeUpgradesApi {
   /** A person pressed button `index` of its widget: calls that tool as `ui`. */
   press(id: string, index: number): Promise<ToolResult>;
   /**
-   * What agent-made upgrades hold now, to check nothing leaks: confined workers (under test too),
+   * What this system's agent-made upgrades hold now, to check nothing leaks: confined workers (under test too),
    * the running instances' bus subscriptions, and everything MadeUpgrades' bus scope holds
    * (subscriptions and declared events).
    */
@@ -98,7 +97,7 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
         if (!b) return { ok: false, error: { code: 'NO_SUCH_BUTTON', message: `[made-upgrades] ${id} has no button ${index}` }, durationMs: 0 };
         return runner.executeTool(fullToolName(id, b.tool), b.args ?? {}, { caller: 'ui' });
       },
-      resources: () => ({ workers: liveUpgradeWorkers(), subscriptions: kind.subscriptions(), scope: ctx.bus.subscriptionCount }),
+      resources: () => ({ workers: kind.workers(), subscriptions: kind.subscriptions(), scope: ctx.bus.subscriptionCount }),
     },
     tools: madeUpgradeHandlers({ changes, persona: ctx.persona, runs }),
     // The versions in force come back at boot (not in safe mode); those the persona runs start once

@@ -42,19 +42,14 @@ export interface InstanceOptions {
   storage: UpgradeStorage;
   network: 'none' | string[];
   limits: InstanceLimits;
+  /** Counts its worker while it is alive: the kind's leak check covers its own instances only. Default: none. */
+  workers?: { alive: number };
   /** Hears each status change. Default: none. */
   onStatus?(status: UpgradeStatus): void;
   /** Hears its console lines and worker restarts. Default: none. */
   onLog?(text: string): void;
   /** Its worker was restarted (a call timed out or it crashed) and `init` could not run again. */
   onBroken?(error: ArmatureError): void;
-}
-
-let workers = 0;
-
-/** Confined workers of agent-made upgrades alive now (the gate's and those in force): a leak check. */
-export function liveUpgradeWorkers(): number {
-  return workers;
 }
 
 /** Most restarts (each running `init` again) in {@link RESTART_WINDOW_MS} before an instance is given up. */
@@ -94,7 +89,7 @@ export class UpgradeInstance {
       onLog: (e) => this.log(`${e.level === 'log' || e.level === 'info' ? '' : `${e.level}: `}${e.text}`),
       onRestart: (e) => this.restarted(e.reason, e.error.message),
     });
-    workers++;
+    if (this.o.workers) this.o.workers.alive++;
     this.worker = worker;
     return worker.describe();
   }
@@ -141,7 +136,7 @@ export class UpgradeInstance {
     await worker.call(['dispose'], [], { timeoutMs: this.o.limits.disposeTimeoutMs }).catch(() => undefined);
     this.worker = undefined;
     await worker.terminate().catch(() => undefined);
-    workers--;
+    if (this.o.workers) this.o.workers.alive--;
   }
 
   private async run(path: string[], args: unknown[], timeoutMs: number, signal?: AbortSignal): Promise<unknown> {

@@ -111,6 +111,8 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
     return r.value;
   };
 
+  /** Workers of this kind's instances alive now (the gate's and those in force). */
+  const workers = { alive: 0 };
   const instanceOf = (c: MadeUpgradeContent, label: string, hash: string, emit: (n: string, p: unknown) => void, live: boolean) =>
     new UpgradeInstance({
       content: c,
@@ -121,6 +123,7 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
       storage: live ? areaStorage(c.id, o.area) : memoryStorage(c.id),
       network: o.network,
       limits: o.limits,
+      workers,
       ...(live
         ? {
             onStatus: (status) => running.get(c.id)?.instance.status === status && o.bus.emit('made-upgrades:status', { id: c.id, status }),
@@ -292,6 +295,8 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
     status: (id: string) => running.get(id)?.instance.status,
     /** Subscriptions the running instances hold (a leak check). */
     subscriptions: () => [...running.values()].reduce((n, r) => n + r.instance.subscriptions, 0),
+    /** Confined workers of its instances alive now (the gate's and those in force). */
+    workers: () => workers.alive,
     dispose: () =>
       exclusive(async () => {
         for (const id of ordered().reverse()) await stopOne(id);

@@ -1,3 +1,4 @@
+import { configNumber } from './config-number.ts';
 import { Container } from './container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
@@ -7,7 +8,7 @@ import type { Disposable } from './lifecycle.ts';
 import type { Manifests } from './manifests.ts';
 import type { Persona, UpgradeEntry } from './manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from './tool-contract.ts';
-import type { EarlyStartModule, ModuleParts, UpgradeMetadata, UpgradeModule } from './upgrade.ts';
+import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeMetadata, UpgradeModule } from './upgrade.ts';
 import type { Platform } from '../platform/platform.ts';
 
 /**
@@ -195,12 +196,14 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       factory: async (deps) => {
         if ('error' in m) throw m.error;
         const scope = bus.scope(entry.id);
+        const config = options.config?.[entry.id] ?? {};
         const instance = await m.mod.factory(deps, {
           bus: scope,
           persona,
           platform,
           tools: declared,
-          config: options.config?.[entry.id] ?? {},
+          config,
+          configNumber: ((key: string, fallback?: number) => configNumber(config, entry.id, key, fallback)) as UpgradeContext['configNumber'],
           parts: partsOf(entry.id),
           safe: options.safe ?? false,
         });

@@ -79,6 +79,13 @@ export interface UpgradeContext {
   tools: readonly ToolDeclaration[];
   /** Per-upgrade options from the boot call (`boot({ config: { [id]: {...} } })`). Default: `{}`. */
   config: Readonly<Record<string, unknown>>;
+  /**
+   * Number option `key` of {@link config}, `fallback` when it is absent. A value that is not a
+   * number of 0 or more (or, for a `…TimeoutMs`, not a time limit a timer holds) throws
+   * `INVALID_CONFIG` naming the option, the value and the default: the upgrade fails, the rest boots.
+   */
+  configNumber(key: string, fallback: number): number;
+  configNumber(key: string): number | undefined;
   /** Reports parts this upgrade runs as modules of their own (see {@link ModuleParts}). */
   parts: ModuleParts;
   /**

@@ -1,4 +1,3 @@
-import { configNumber } from '../../src/kernel/config-number.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
@@ -31,7 +30,6 @@ export const metadata: UpgradeMetadata = {
  * (tests and benchmarks: a function making the model; default the provider library's).
  */
 export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
-  const num = (k: string) => configNumber(ctx.config, metadata.id, k);
   const node = isNode();
   // Keys: environment variables in Node; this browser's storage on the dashboard (never the workspace).
   const keys = node
@@ -47,8 +45,8 @@ export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
     settings: node ? memorySettings() : browserSettings(globalThis.localStorage),
     python: deps.PythonTool as PythonForAgent | undefined,
     modelFactory: typeof ctx.config.modelFactory === 'function' ? (ctx.config.modelFactory as ModelFactory) : undefined,
-    maxRetries: num('maxRetries'),
-    maxResultChars: num('maxResultChars'),
+    maxRetries: ctx.configNumber('maxRetries'),
+    maxResultChars: ctx.configNumber('maxResultChars'),
   });
   return {
     api,

@@ -1,4 +1,3 @@
-import { configNumber } from '../../src/kernel/config-number.ts';
 import type { ChangesApi } from '../../src/kernel/change-contract.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -35,7 +34,6 @@ export const metadata: UpgradeMetadata = {
  * canary watches; default 10), `canaryFailureShare` (share of them that may fail; default 0.5).
  */
 export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
-  const num = (k: string, d: number) => configNumber(ctx.config, metadata.id, k, d);
   const changes = deps.Changes as ChangesApi;
   const runner = deps.ToolRunner as ToolRunnerApi;
   const pythonTool = deps.PythonTool as PythonToolApi | undefined;
@@ -48,9 +46,9 @@ export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
     parts: ctx.parts,
     ...(pythonTool && runtime ? { python: { tool: pythonTool, runtime } } : {}),
     network: ctx.persona.network ?? 'none',
-    testTimeoutMs: num('testTimeoutMs', 5000),
-    callTimeoutMs: num('callTimeoutMs', 30_000),
-    canary: { calls: num('canaryCalls', 10), share: num('canaryFailureShare', 0.5) },
+    testTimeoutMs: ctx.configNumber('testTimeoutMs', 5000),
+    callTimeoutMs: ctx.configNumber('callTimeoutMs', 30_000),
+    canary: { calls: ctx.configNumber('canaryCalls', 10), share: ctx.configNumber('canaryFailureShare', 0.5) },
     log: (text) => console.warn(text),
   });
   const registration = changes.registerKind(kind);

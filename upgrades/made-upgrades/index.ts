@@ -1,4 +1,3 @@
-import { configNumber } from '../../src/kernel/config-number.ts';
 import type { ChangesApi } from '../../src/kernel/change-contract.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
@@ -55,8 +54,7 @@ export const metadata: UpgradeMetadata = {
  * status updates, each; default 50).
  */
 export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) => {
-  const num = (k: string, d: number) => configNumber(ctx.config, metadata.id, k, d);
-  const callTimeoutMs = num('callTimeoutMs', 30_000);
+  const callTimeoutMs = ctx.configNumber('callTimeoutMs', 30_000);
   const changes = deps.Changes as ChangesApi;
   const runner = deps.ToolRunner as ToolRunnerApi;
   const overlay = deps.PersonaOverlay as PersonaOverlayApi | undefined;
@@ -76,12 +74,12 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
     builtInLoaded: (id) => loaded.has(id) || id === metadata.id,
     network: ctx.persona.network ?? 'none',
     limits: {
-      testTimeoutMs: num('testTimeoutMs', 5000),
+      testTimeoutMs: ctx.configNumber('testTimeoutMs', 5000),
       callTimeoutMs,
-      initTimeoutMs: num('initTimeoutMs', 10_000),
-      disposeTimeoutMs: num('disposeTimeoutMs', 2000),
-      drainTimeoutMs: num('drainTimeoutMs', callTimeoutMs),
-      rate: num('eventsPerSecond', 50),
+      initTimeoutMs: ctx.configNumber('initTimeoutMs', 10_000),
+      disposeTimeoutMs: ctx.configNumber('disposeTimeoutMs', 2000),
+      drainTimeoutMs: ctx.configNumber('drainTimeoutMs', callTimeoutMs),
+      rate: ctx.configNumber('eventsPerSecond', 50),
     },
     log: (text) => console.warn(text),
   });

@@ -1,4 +1,3 @@
-import { configNumber } from '../../src/kernel/config-number.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
 import { McpServersSchema } from '../../src/kernel/mcp-servers.ts';
@@ -31,7 +30,6 @@ export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx)
     throw new ArmatureError('INVALID_MCP_CONFIG', `[McpClient] config.servers: ${parsed.error.issues.map((i) => `at ${formatJsonPath(i.path)}: ${i.message}`).join('; ')}`);
   }
   const servers = { ...(ctx.persona.mcpServers ?? {}), ...parsed.data };
-  const num = (k: string) => configNumber(ctx.config, metadata.id, k);
   const client = createMcpClient({
     runner: deps.ToolRunner as ToolRunnerApi,
     bus: ctx.bus,
@@ -40,8 +38,8 @@ export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx)
     servers,
     platformKind: ctx.platform.kind,
     store: Object.keys(servers).length ? await ctx.platform.openStore('mcp-client') : undefined,
-    startTimeoutMs: num('startTimeoutMs'),
-    callTimeoutMs: num('callTimeoutMs'),
+    startTimeoutMs: ctx.configNumber('startTimeoutMs'),
+    callTimeoutMs: ctx.configNumber('callTimeoutMs'),
     version: metadata.version,
   });
   return { api: client.api, tools: client.tools, init: () => client.init(), dispose: () => client.dispose() };

@@ -1,4 +1,3 @@
-import { configNumber } from '../../src/kernel/config-number.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
@@ -18,14 +17,13 @@ export const metadata: UpgradeMetadata = {
 };
 
 export const factory: UpgradeModule<PythonToolApi>['factory'] = (deps, ctx) => {
-  const num = (k: string) => configNumber(ctx.config, metadata.id, k);
   const { api, tools } = createPythonTool({
     runtime: deps.PyodideRuntime as PyodideRuntimeApi,
     runner: deps.ToolRunner as ToolRunnerApi,
     persona: ctx.persona,
     bus: ctx.bus,
-    readyTimeoutMs: num('readyTimeoutMs'),
-    slowCallMs: num('slowCallMs'),
+    readyTimeoutMs: ctx.configNumber('readyTimeoutMs'),
+    slowCallMs: ctx.configNumber('slowCallMs'),
   });
   return { api, tools, dispose: () => (deps.PyodideRuntime as PyodideRuntimeApi).setToolCallHandler(undefined) };
 };

@@ -1,4 +1,3 @@
-import { configNumber } from '../../src/kernel/config-number.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { createWorkspace, workspaceTools, type WorkspaceApi } from './workspace.ts';
 
@@ -17,7 +16,6 @@ export const metadata: UpgradeMetadata = {
 
 export const factory: UpgradeModule<WorkspaceApi>['factory'] = async (_deps, ctx) => {
   const store = await ctx.platform.openStore('workspace');
-  const num = (k: string) => configNumber(ctx.config, metadata.id, k);
-  const api = await createWorkspace({ store, bus: ctx.bus, maxFileBytes: num('maxFileBytes'), maxTotalBytes: num('maxTotalBytes') });
+  const api = await createWorkspace({ store, bus: ctx.bus, maxFileBytes: ctx.configNumber('maxFileBytes'), maxTotalBytes: ctx.configNumber('maxTotalBytes') });
   return { api, tools: workspaceTools(api), dispose: () => store.close() };
 };

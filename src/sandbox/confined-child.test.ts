@@ -10,20 +10,25 @@ import type { TransportExit } from './transport.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { until } from '../../test/helpers/until.ts';
 
-/** A child entry that says `count` frames on fd 3 at once, then exits with `code` (or stays, if undefined). */
-function entry(count: number, code?: number): string {
-  const file = join(tempDir('confined-child'), 'child.mjs');
+/** A child entry in `dir` running `body` with `channel` (fd 3) and `frame(value)` (a frame of it) at hand. */
+function childEntry(body: string, dir = tempDir('confined-child')): string {
+  const file = join(dir, 'child.mjs');
   writeFileSync(
     file,
     `import { Socket } from 'node:net';
 import { serialize } from 'node:v8';
 const channel = new Socket({ fd: 3, readable: true, writable: true });
 const frame = (v) => { const b = serialize(v); const h = Buffer.alloc(4); h.writeUInt32BE(b.length); return Buffer.concat([h, b]); };
-for (let i = 0; i < ${count}; i++) channel.write(frame({ hello: i }));
-${code === undefined ? "channel.on('close', () => process.exit(0));" : `channel.end(() => process.exit(${code}));`}
+${body}
 `,
   );
   return file;
+}
+
+/** A child entry that says `count` frames on fd 3 at once, then exits with `code` (or stays, if undefined). */
+function entry(count: number, code?: number): string {
+  return childEntry(`for (let i = 0; i < ${count}; i++) channel.write(frame({ hello: i }));
+${code === undefined ? "channel.on('close', () => process.exit(0));" : `channel.end(() => process.exit(${code}));`}`);
 }
 
 const options = (file: string) => ({ entry: file, heapMb: 64, rssLimitMb: 512, maxFrameBytes: 1024 });
@@ -61,17 +66,11 @@ test('a confined child and the threads it starts run below the host (niceness 10
   const dir = tempDir('confined-child-nice');
   const worker = join(dir, 'worker.mjs');
   writeFileSync(worker, 'setInterval(() => {}, 1000);\n');
-  const file = join(dir, 'child.mjs');
-  writeFileSync(
-    file,
-    `import { Socket } from 'node:net';
-import { serialize } from 'node:v8';
-import { Worker } from 'node:worker_threads';
-const channel = new Socket({ fd: 3, readable: true, writable: true });
-const frame = (v) => { const b = serialize(v); const h = Buffer.alloc(4); h.writeUInt32BE(b.length); return Buffer.concat([h, b]); };
+  const file = childEntry(
+    `const { Worker } = await import('node:worker_threads');
 new Worker(${JSON.stringify(worker)}).on('online', () => channel.write(frame({ online: true })));
-channel.on('close', () => process.exit(0));
-`,
+channel.on('close', () => process.exit(0));`,
+    dir,
   );
   const host = (await import('node:os')).getPriority();
   for (const [niceness, expected] of [[undefined, Math.max(10, host)], [0, host]] as const) {

@@ -64,37 +64,64 @@ export interface CompiledDeclaration {
   validator: z.ZodType | undefined;
 }
 
+/** A problem with a declaration: what is wrong, and how to fix it when that is not obvious. */
+interface DeclarationProblem {
+  message: string;
+  hint?: string;
+}
+
 /**
- * Checks `owner`'s declarations and compiles their schemas. Throws `INVALID_EVENT_DECLARATION`
- * naming the offending name or schema, for a reserved owner (a kernel prefix or a built-in
- * upgrade's), a name not of the form `<owner>:<event>`, a duplicate, or a schema that does not
- * compile.
+ * Compiles `owner`'s declarations, collecting every problem instead of stopping at the first: a
+ * reserved owner (a kernel prefix or a built-in upgrade's), a name not of the form
+ * `<owner>:<event>`, a duplicate, a schema that does not compile, too many events.
  */
-export function compileDeclarations(owner: string, declarations: readonly EventDeclaration[], reserved: ReadonlySet<string>): CompiledDeclaration[] {
-  const bad = (message: string, hint?: string) => new ArmatureError('INVALID_EVENT_DECLARATION', `[events] ${message}`, hint ? { hint } : undefined);
-  if (typeof owner !== 'string' || !EVENT_PART.test(owner)) throw bad(`owner ${quote(owner)} is not a kebab-case name`, 'Owners are upgrade ids in kebab-case, e.g. "notes-index".');
-  if (reserved.has(owner)) throw bad(`events named ${owner}:* belong to the system`, 'Choose another upgrade id: the kernel and the built-in upgrades own their prefixes.');
-  if (!Array.isArray(declarations)) throw bad('declarations must be a list of { name, schema? }');
-  if (declarations.length > MAX_DECLARED_EVENTS) throw bad(`${declarations.length} events declared by ${owner}; at most ${MAX_DECLARED_EVENTS}`);
+function compileAll(owner: string, declarations: readonly EventDeclaration[], reserved: ReadonlySet<string>): { compiled: CompiledDeclaration[]; problems: DeclarationProblem[] } {
+  const problems: DeclarationProblem[] = [];
+  const compiled: CompiledDeclaration[] = [];
+  if (typeof owner !== 'string' || !EVENT_PART.test(owner)) problems.push({ message: `owner ${quote(owner)} is not a kebab-case name`, hint: 'Owners are upgrade ids in kebab-case, e.g. "notes-index".' });
+  else if (reserved.has(owner)) problems.push({ message: `events named ${owner}:* belong to the system`, hint: 'Choose another upgrade id: the kernel and the built-in upgrades own their prefixes.' });
+  if (!Array.isArray(declarations)) return { compiled, problems: [...problems, { message: 'declarations must be a list of { name, schema? }' }] };
+  if (declarations.length > MAX_DECLARED_EVENTS) problems.push({ message: `${declarations.length} events declared by ${owner}; at most ${MAX_DECLARED_EVENTS}` });
   const seen = new Set<string>();
-  return declarations.map((d, i) => {
+  declarations.forEach((d, i) => {
     const name = d?.name;
     if (typeof name !== 'string' || !name.startsWith(`${owner}:`) || !EVENT_PART.test(name.slice(owner.length + 1))) {
-      throw bad(`events[${i}].name ${quote(name)} is not "${owner}:<event>" with a kebab-case event`, `e.g. "${owner}:counted".`);
+      problems.push({ message: `events[${i}].name ${quote(name)} is not "${owner}:<event>" with a kebab-case event`, hint: `e.g. "${owner}:counted".` });
+      return;
     }
-    if (seen.has(name)) throw bad(`event ${name} is declared twice`);
+    if (seen.has(name)) return void problems.push({ message: `event ${name} is declared twice` });
     seen.add(name);
     let validator: z.ZodType | undefined;
     if (d.schema !== undefined) {
-      if (!d.schema || typeof d.schema !== 'object' || Array.isArray(d.schema)) throw bad(`events[${i}].schema of ${name} must be a JSON Schema object`);
+      if (!d.schema || typeof d.schema !== 'object' || Array.isArray(d.schema)) return void problems.push({ message: `events[${i}].schema of ${name} must be a JSON Schema object` });
       try {
         validator = compileSchema(d.schema);
       } catch (e) {
-        throw bad(`events[${i}].schema of ${name} is not a usable JSON Schema: ${(e as Error).message.slice(0, 300)}`);
+        return void problems.push({ message: `events[${i}].schema of ${name} is not a usable JSON Schema: ${(e as Error).message.slice(0, 300)}` });
       }
     }
-    return { name, owner, validator };
+    compiled.push({ name, owner, validator });
   });
+  return { compiled, problems };
+}
+
+/**
+ * Checks `owner`'s declarations and compiles their schemas. Throws `INVALID_EVENT_DECLARATION`
+ * naming the first offending owner, name or schema (see {@link declarationProblems} for all).
+ */
+export function compileDeclarations(owner: string, declarations: readonly EventDeclaration[], reserved: ReadonlySet<string>): CompiledDeclaration[] {
+  const { compiled, problems } = compileAll(owner, declarations, reserved);
+  const first = problems[0];
+  if (first) throw new ArmatureError('INVALID_EVENT_DECLARATION', `[events] ${first.message}`, first.hint ? { hint: first.hint } : undefined);
+  return compiled;
+}
+
+/**
+ * Every reason the bus would refuse `owner`'s declarations, each a sentence with its fix; empty
+ * when {@link compileDeclarations} would accept them. For checks that report all problems at once.
+ */
+export function declarationProblems(owner: string, declarations: readonly EventDeclaration[], reserved: ReadonlySet<string> = new Set()): string[] {
+  return compileAll(owner, declarations, reserved).problems.map((p) => (p.hint ? `${p.message}, ${p.hint}` : `${p.message}.`));
 }
 
 /** Checks one payload of a compiled declaration; throws `INVALID_EVENT` saying where it does not fit. */

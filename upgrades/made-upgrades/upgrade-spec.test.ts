@@ -39,6 +39,11 @@ test('static problems name the field and the fix', () => {
   assert.match(with_({ events: [{ name: 'notes-index:counted', schema: 'number' as never }] }), /events\[0\]\.schema of notes-index:counted must be a JSON Schema object/);
   assert.match(with_({ events: [{ name: 'notes-index:counted', schema: { type: 'no-such-type' } }] }), /events\[0\]\.schema of notes-index:counted is not a usable JSON Schema/);
   assert.match(with_({ events: [{ name: 'notes-index:counted' }, { name: 'notes-index:counted' }] }), /event notes-index:counted is declared twice/);
+  // Every event problem at once: a bad name does not hide a bad schema or a duplicate behind it.
+  assert.deepEqual(
+    staticProblems({ ...c, events: [{ name: 'other:counted' }, { name: 'notes-index:a', schema: { type: 'no-such-type' } }, { name: 'notes-index:b' }, { name: 'notes-index:b' }] }).map((p) => p.slice(0, 40)),
+    ['events[0].name "other:counted" is not "n', 'events[1].schema of notes-index:a is not', 'event notes-index:b is declared twice.'],
+  );
   assert.match(with_({ widget: { title: '', category: 'nowhere' as never } }), /widget\.title .* widget\.category "nowhere" is not one of/);
   assert.match(with_({ tests: [{ name: 'a', tool: 'missing', args: {} }, { name: 'a', tool: 'notes_summary', args: [] as never }] }), /tests\[0\]\.tool "missing" is not one of its tools \(notes_summary\).*tests\[1\]\.name a is used twice.*tests\[1\]\.args must be an object/);
   assert.match(with_({ tests: [{ name: 'a', tool: 'notes_summary', args: {}, expect: 1, expect_error: 'X' }] }), /both expect and expect_error/);

@@ -5,7 +5,7 @@
  * conversion from `create_upgrade` / `update_upgrade` arguments to that content.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import { compileDeclarations, EVENT_PART } from '../../src/kernel/declared-events.ts';
+import { declarationProblems } from '../../src/kernel/declared-events.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { formatJsonPath, ToolDeclarationSchema, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { namespaceOfMadeUpgrade } from '../../src/kernel/namespaces.ts';
@@ -142,22 +142,9 @@ export function staticProblems(c: MadeUpgradeContent): string[] {
       else seen.add(t.name);
     });
   }
+  // What the bus will refuse at the start (a bad name, a schema that is not one, an event declared twice): said here.
   if (!Array.isArray(c.events)) problems.push('events must be a list of { name, schema? }.');
-  else {
-    const before = problems.length;
-    c.events.forEach((e, i) => {
-      const name = e?.name;
-      if (typeof name !== 'string' || !name.startsWith(`${c.id}:`) || !EVENT_PART.test(name.slice(c.id.length + 1))) problems.push(`events[${i}].name ${quote(name)} is not "${c.id}:<event>" with a kebab-case event, e.g. "${c.id}:counted".`);
-    });
-    // What the bus will refuse at the start (a schema that is not one, an event declared twice): said here.
-    if (problems.length === before) {
-      try {
-        compileDeclarations(c.id, c.events, new Set());
-      } catch (e) {
-        problems.push(`${(e as Error).message.replace(/^\[events\] /, '')}.`);
-      }
-    }
-  }
+  else problems.push(...declarationProblems(c.id, c.events));
   if (c.widget !== undefined) {
     const w = c.widget as { title?: unknown; category?: unknown };
     if (!w || typeof w.title !== 'string' || !w.title.trim() || w.title.length > 80) problems.push('widget.title must be a short name for its card (1 to 80 characters).');

@@ -53,6 +53,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
   const window = options.statsWindow ?? 256;
   // name -> instance id ('' for a tool registered once, without an instance) -> registration.
   const tools = new Map<string, Map<string, Registered>>();
+  /** A tool's declaration as callers see it: its first registration's (a tool registered once per instance has several). */
+  const declarationOf = (instances: Map<string, Registered>) => instances.values().next().value!.declaration;
 
   /** The registration a call means, or a failure naming the instances to choose from. */
   const pick = (name: string, instance: string | undefined): Registered | Outcome | undefined => {
@@ -274,12 +276,15 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
 
     getToolDeclarations(o = {}) {
       const p = o.persona ?? persona;
-      return [...tools.values()].map((all) => all.values().next().value!.declaration).filter((d) => personaAllows(p, d.name));
+      return [...tools.values()].map(declarationOf).filter((d) => personaAllows(p, d.name));
     },
 
     hasTool: (name) => tools.has(name),
 
-    getToolDeclaration: (name) => tools.get(name)?.values().next().value?.declaration,
+    getToolDeclaration: (name) => {
+      const instances = tools.get(name);
+      return instances && declarationOf(instances);
+    },
 
     getToolInstances: (name) => [...(tools.get(name)?.keys() ?? [])].filter(Boolean),
 

@@ -1,15 +1,14 @@
 // Confined workers in Chromium: a module Web Worker locked down and served with its CSP, attacked as agent code would.
 import { expect } from 'chai';
 import { createConfinedWorker, type ConfinedWorker } from './index.ts';
+import { attemptModule } from '../../test/helpers/escape-attempts.ts';
 
 const token = () => `t${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
 const hitsOf = async (t: string): Promise<string[]> => (await fetch(`/__armature/test-probe/hits/${t}`)).json();
 
 /** Agent code that tries one thing and reports what happened instead of throwing. */
-const ATTEMPT = `
-export default async ({ code, url }, ctx) => {
-  const proto = (name) => { for (let o = globalThis; o; o = Object.getPrototypeOf(o)) if (Object.prototype.hasOwnProperty.call(o, name)) return o[name]; };
-  const attempts = {
+const ATTEMPT = attemptModule(`
+  {
     document: () => document.title,
     window: () => window.location.href,
     indexedDB: () => indexedDB.open('armature-sandbox-probe'),
@@ -35,15 +34,8 @@ export default async ({ code, url }, ctx) => {
     postMessage: () => postMessage({ type: 'result', id: 'k1', ok: true, value: 'forged' }),
     postMessageProto: () => proto('postMessage').call(globalThis, { type: 'result', id: 'k1', ok: true, value: 'forged' }),
     broadcast: () => new BroadcastChannel('armature-sandbox-probe').postMessage('forged'),
-  };
-  try {
-    const value = await attempts[code]();
-    return { escaped: true, value: String(value) };
-  } catch (e) {
-    return { escaped: false, error: String(e && e.message) };
   }
-};
-`;
+`);
 
 describe('a confined worker in Chromium', () => {
   let w: ConfinedWorker;

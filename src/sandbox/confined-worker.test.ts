@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createConfinedWorker, type ConfinedWorker } from './index.ts';
 import { childPids, commandLine } from '../platform/linux-proc.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
+import { attemptModule } from '../../test/helpers/escape-attempts.ts';
 
 /** A local HTTP server that counts the requests it gets; `redirect` sends every request elsewhere. */
 async function probeServer(redirect?: string): Promise<{ origin: string; hits: string[]; close(): Promise<void> }> {
@@ -28,9 +29,8 @@ async function probeServer(redirect?: string): Promise<{ origin: string; hits: s
 }
 
 /** Agent code that tries one thing and reports what happened instead of throwing. */
-const ATTEMPT = `
-export default async ({ code }, ctx) => {
-  const attempts = {
+const ATTEMPT = attemptModule(`
+  {
     process: () => process.pid,
     require: () => require('fs'),
     importFs: () => import('node:fs'),
@@ -54,15 +54,8 @@ export default async ({ code }, ctx) => {
       if (leaked) return 'a frame revealed a host object';
       throw new Error('no frame revealed anything');
     },
-  };
-  try {
-    const value = await attempts[code]();
-    return { escaped: true, value: String(value) };
-  } catch (e) {
-    return { escaped: false, error: String(e && e.message) };
   }
-};
-`;
+`);
 
 describe('a confined worker in Node', () => {
   let w: ConfinedWorker;

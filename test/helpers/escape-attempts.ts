@@ -34,3 +34,24 @@ export function escapeAttempts(where: 'node' | 'browser', origin: string, marker
       : ["return (await import('node:fs')).readFileSync('/etc/passwd', 'utf8');", 'node:fs'],
   };
 }
+
+/**
+ * The source of agent code that makes one named attempt and reports what happened instead of
+ * throwing (`{ escaped, value }` or `{ escaped: false, error }`). `attempts` is the text of an
+ * object literal of attempts (`name: () => ...`); they see the call's `code` and `url`, the
+ * worker's `ctx`, and `proto(name)`, which finds a global on the prototype chain.
+ */
+export function attemptModule(attempts: string): string {
+  return `
+export default async ({ code, url }, ctx) => {
+  const proto = (name) => { for (let o = globalThis; o; o = Object.getPrototypeOf(o)) if (Object.prototype.hasOwnProperty.call(o, name)) return o[name]; };
+  const attempts = ${attempts.trim()};
+  try {
+    const value = await attempts[code]();
+    return { escaped: true, value: String(value) };
+  } catch (e) {
+    return { escaped: false, error: String(e && e.message) };
+  }
+};
+`;
+}

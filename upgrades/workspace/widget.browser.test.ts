@@ -49,6 +49,18 @@ describe('workspace-widget', () => {
     el.remove();
   });
 
+  it('keeps a long path inside the card, its size and time in sight', async () => {
+    const { ws, el } = await setup();
+    await ws.write(`data/very/long/${'x'.repeat(200)}.txt`, 'y');
+    el.style.width = '360px';
+    await mount(el);
+    const card = $(el, '.card')!.getBoundingClientRect();
+    const size = $(el, 'tbody td.num')!.getBoundingClientRect();
+    expect(size.right, 'the size column ends inside the card').to.be.at.most(card.right);
+    expect($(el, 'table')!.getBoundingClientRect().width, 'the table fits the card').to.be.at.most(card.width);
+    el.remove();
+  });
+
   it('leaves no listener behind when removed', async () => {
     const { bus, el } = await setup();
     const before = bus.listenerCount();

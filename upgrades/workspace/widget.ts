@@ -1,6 +1,6 @@
-import { html, nothing } from 'lit';
+import { css, html, nothing } from 'lit';
 import { BusController } from '../../src/widgets/bus-controller.ts';
-import { counted, ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import { metadata } from './index.ts';
 import type { WorkspaceApi } from './workspace.ts';
@@ -15,6 +15,9 @@ export function formatBytes(n: number): string {
 /** Workspace widget: files with sizes and modification times; click a text file to view it. */
 export class WorkspaceWidget extends ModuleWidget<WorkspaceApi> {
   static override properties = { ...ModuleWidget.properties, selected: { state: true } };
+  // A path is one long word to the browser: let it break anywhere, or a deep or long file name
+  // widens the table past the card and pushes its size and time out of sight.
+  static override styles = [widgetStyles, css`button.file { text-align: left; overflow-wrap: anywhere; }`];
   declare selected: string | undefined;
   private lastChange: number | undefined;
   private readonly events = new BusController(this, () => this.bus, ['workspace:written', 'workspace:deleted'], (r) => {

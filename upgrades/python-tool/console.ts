@@ -37,7 +37,7 @@ export class PythonConsole extends LitElement {
       .hidden-note { font-size: 12px; color: #4a5366; }
       .value { margin: 6px 0 0; font-size: 12px; }
       .value code { white-space: pre-wrap; word-break: break-word; }
-      .error { margin-top: 6px; border-left: 3px solid #a61b1b; padding: 4px 8px; background: #fdf1f1; }
+      .error { margin-top: 6px; border-left: 3px solid #a61b1b; padding: 4px 8px; background: #fdf1f1; overflow-wrap: anywhere; }
       .error strong { color: #7d1111; }
       .error pre { background: none; padding: 0; margin: 4px 0; max-height: 200px; }
       .hint { font-size: 12px; margin-top: 4px; }

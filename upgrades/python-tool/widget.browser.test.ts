@@ -109,6 +109,27 @@ describe('python-tool-widget', () => {
     f.el.remove();
   });
 
+  it('console: a long error message and traceback line wrap inside the console, at a narrow width too', async () => {
+    const { f, c } = await mountedConsole();
+    f.el.style.width = '360px';
+    const word = 'z'.repeat(500);
+    f.onRun(async (_code, runId) => ({
+      ok: false,
+      error: { type: 'ValueError', message: word, traceback: `Traceback (most recent call last):\n  File "<python:1>", line 1, in <module>\nValueError: ${word}\n` },
+      stdout: '',
+      stderr: '',
+      executionTime: 1,
+      runId,
+    }));
+    await c.run(`raise ValueError("${word}")`);
+    await settle(c);
+    const err = c.shadowRoot!.querySelector<HTMLElement>('[role=alert]')!;
+    expect(err.scrollWidth, 'the message does not run past the error box').to.be.at.most(err.clientWidth);
+    const tb = err.querySelector('pre')!;
+    expect(tb.scrollWidth, 'the traceback wraps instead of hiding its end').to.be.at.most(tb.clientWidth);
+    f.el.remove();
+  });
+
   it('console: Ctrl+Enter runs, Interrupt is enabled only while running', async () => {
     const { f, c } = await mountedConsole();
     let release!: () => void;

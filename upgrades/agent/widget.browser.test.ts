@@ -76,6 +76,18 @@ describe('<agent-widget>', () => {
     f.el.remove();
   });
 
+  it('shows a past run\'s goal in full on a narrow card', async () => {
+    const f = await fixture([{ text: 'The sum is 6.' }]);
+    f.el.style.width = '360px';
+    f.agent.saveSettings({ model: { provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:9/v1' } });
+    await f.el.send('Add up the numbers in data/numbers.txt');
+    await until('the past run', () => !!$(f.el, '.runs .goal'));
+    const goal = $(f.el, '.runs .goal')!;
+    expect(goal.textContent).to.equal('Add up the numbers in data/numbers.txt');
+    expect(goal.scrollWidth, 'the goal is not cut off').to.be.at.most(goal.clientWidth);
+    f.el.remove();
+  });
+
   it('saves the settings; the key goes to browser storage and is never shown back', async () => {
     const f = await fixture([]);
     const form = $(f.el, 'agent-settings')!;

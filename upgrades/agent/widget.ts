@@ -25,8 +25,9 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
       .kbd { font-size: 11px; color: #4a5366; }
       details.settings > summary { cursor: pointer; font-size: 13px; margin: 4px 0; }
       .runs { list-style: none; padding: 0; margin: 4px 0; font-size: 12px; }
-      .runs li { display: flex; gap: 6px; align-items: baseline; padding: 2px 0; border-bottom: 1px solid #eceff4; }
-      .runs .goal { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+      .runs li { display: flex; flex-wrap: wrap; gap: 2px 6px; align-items: baseline; padding: 2px 0; border-bottom: 1px solid #eceff4; }
+      /* On a narrow card the details go to a line of their own rather than squeeze the goal to a letter. */
+      .runs .goal { flex: 1 1 14em; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
       .runs .meta { color: #4a5366; white-space: nowrap; }
       .runs button { font-size: 12px; padding: 1px 6px; }
       h4 { font-size: 12px; margin: 10px 0 2px; color: #4a5366; text-transform: uppercase; letter-spacing: 0.04em; }

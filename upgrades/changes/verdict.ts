@@ -12,8 +12,18 @@ export function verdictOf(problems: readonly string[], tests: readonly ChangeTes
   if (!tests.length) return 'it has no tests: every version must bring at least one test ({ args, expect? } or { args, expect_error }) that passes';
   const failed = tests.filter((t) => !t.ok);
   if (!failed.length) return undefined;
-  const shown = failed.slice(0, 3).map((t) => `${JSON.stringify(t.args)?.slice(0, 80)} -> ${t.error?.code ?? 'failed'}: ${t.error?.message.slice(0, 200) ?? ''}`);
+  const shown = failed.slice(0, 3).map((t) => `${JSON.stringify(t.args)?.slice(0, 80)} -> ${failure(t)}`);
   return `${failed.length} of ${tests.length} test${tests.length === 1 ? '' : 's'} failed: ${shown.join('; ')}`;
+}
+
+/**
+ * What went wrong in test `t`, its code first: `TimeoutError: the run did not finish`. A Python
+ * error's message already starts with its type, which is its code: it is not said twice.
+ */
+function failure(t: ChangeTest): string {
+  const code = t.error?.code ?? 'failed';
+  const message = t.error?.message.slice(0, 200) ?? '';
+  return message.startsWith(`${code}: `) ? message : `${code}: ${message}`;
 }
 
 /** `t` with its value cut to `maxChars` characters of JSON (saying how much was left out). */

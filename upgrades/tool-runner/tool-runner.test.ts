@@ -72,6 +72,13 @@ test('an unknown tool suggests the closest names', async () => {
   assert.equal(!agent.ok && agent.hint, 'List the available tools with getToolDeclarations().');
   const python = await runner.executeTool('zzz', {}, { caller: 'python' });
   assert.match(!python.ok ? python.hint ?? '' : '', /call_tool\("list_skills"\)/);
+  // A person at the command line and an MCP client have no getToolDeclarations() to call.
+  const cli = await runner.executeTool('zzz', {}, { caller: 'cli' });
+  assert.match(!cli.ok ? cli.hint ?? '' : '', /armature tools/);
+  const mcp = await runner.executeTool('zzz', {}, { caller: 'mcp' });
+  assert.equal(!mcp.ok && mcp.hint, 'List the available tools with tools/list.');
+  const model = await runner.executeTool('zzz', {}, { caller: 'agent' });
+  assert.equal(!model.ok && model.hint, 'Call one of the tools you were offered.');
 });
 
 test('the persona allow-list filters declarations and refuses other calls clearly', async () => {

@@ -176,6 +176,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`armature: persona ${sys.persona.id} does not load McpClient, which runs the servers of --mcp-config: add "McpClient" to "upgrades" in modules/personas/${sys.persona.id}.json, or use a persona that has it`);
     return 2;
   }
+  // boot lists failed modules itself; any other command would otherwise just lack their tools.
+  if (command !== 'boot') for (const line of failedModuleLines(sys)) io.err(line);
   try {
     return await run(sys);
   } catch (e) {
@@ -309,6 +311,20 @@ async function printBoot(sys: ArmatureSystem, json: boolean, io: CliIo): Promise
   for (const m of failed) io.out(`\n${m.id} failed: ${m.error?.message}`);
   for (const line of await agentChangeLines(sys)) io.out(line);
   return failed.length ? 1 : 0;
+}
+
+/**
+ * One stderr line per module that failed on its own, naming those that failed because of it, so
+ * that a command's missing tools (`UNKNOWN_TOOL`, a shorter `armature tools`) have their reason.
+ */
+function failedModuleLines(sys: ArmatureSystem): string[] {
+  const failed = sys.modules.filter((m) => m.state === 'failed');
+  return failed
+    .filter((m) => !m.rootCause)
+    .map((m) => {
+      const because = failed.filter((d) => d.rootCause === m.id).map((d) => d.id);
+      return `armature: module ${m.id} failed${because.length ? ` (and with it ${because.join(', ')}), so their` : ', so its'} tools are missing: ${clip(m.error?.message ?? 'no reason given', 1000)}\n(armature boot lists every module)`;
+    });
 }
 
 function label(m: ModuleReport): string {

@@ -113,3 +113,21 @@ test('prompt prints the system-prompt fragment; --stats compares it with the JSO
   assert.equal(reader.code, 1);
   assert.match(reader.err, /persona reader does not load PythonTool/);
 });
+
+test('a command other than boot says which modules failed, so their missing tools have a reason', () => {
+  // A data folder that is a file: the workspace cannot start, nor what needs it.
+  const dir = tempDir('cli-failed-module');
+  const data = join(dir, 'not-a-folder');
+  writeFileSync(data, 'a file');
+  const r = cli('call', 'list_files', '{}', '--data', data);
+  assert.equal(r.code, 1);
+  assert.equal(JSON.parse(r.out).error.code, 'UNKNOWN_TOOL');
+  assert.match(r.err, /^armature: module Workspace failed \(and with it Changes, [^)]*\), so their tools are missing: .*ENOTDIR.*not-a-folder/m);
+  assert.match(r.err, /armature boot lists every module/);
+  // stdout stays machine-readable; the reason goes to stderr.
+  const tools = cli('tools', '--json', '--data', data);
+  assert.ok(!JSON.parse(tools.out).some((t: { name: string }) => t.name === 'list_files'));
+  assert.match(tools.err, /module Workspace failed/);
+  // boot lists them itself, once.
+  assert.doesNotMatch(cli('boot', '--data', data).err, /armature: module/);
+});

@@ -9,6 +9,14 @@ const sources = new URL('../src/cli/main.ts', import.meta.url);
 const built = new URL('../dist/node/cli.js', import.meta.url);
 const useBuilt = process.env.ARMATURE_BUILT === '1' || !existsSync(sources);
 
+// A reader that goes away early (`armature tools | head -3`) is not an error: what is left to
+// write is dropped, and the command ends with its own exit code instead of a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e) => {
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+  });
+}
+
 let main;
 if (useBuilt) {
   if (!existsSync(built)) {

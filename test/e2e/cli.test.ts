@@ -1,7 +1,7 @@
 // The CLI as a newcomer runs it: `armature boot|tools|call`, through the real bin script.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,4 +130,16 @@ test('a command other than boot says which modules failed, so their missing tool
   assert.match(tools.err, /module Workspace failed/);
   // boot lists them itself, once.
   assert.doesNotMatch(cli('boot', '--data', data).err, /armature: module/);
+});
+
+test('a reader that stops early (armature run ... | head -1) ends the output quietly, with the exit code of the run', async () => {
+  const code = 'import time\nfor i in range(40):\n    print(i, flush=True)\n    time.sleep(0.02)';
+  const child = spawn(process.execPath, [bin, 'run', '-c', code, '--data', tempDir('cli-epipe')], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d));
+  // The first line read, the reader goes, as head does; Python goes on printing.
+  child.stdout.once('data', () => child.stdout.destroy());
+  const exit = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.doesNotMatch(err, /EPIPE|\n\s+at /, 'no stack trace');
+  assert.equal(exit, 0, err);
 });

@@ -13,6 +13,7 @@ import { UsageError } from './usage-error.ts';
 import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
 import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
 import { agentChangeLines } from './safe-mode.ts';
+import { checkOptionScope } from './option-scope.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -57,6 +58,9 @@ ${AGENT_OPTIONS_USAGE}
 
 Exit codes: 0 on success; 1 when a tool call returns ok: false, a module failed, or the agent
 stopped without an answer (model/provider error, --max-steps); 2 on bad usage.`;
+
+/** Every command; the usage above describes them. */
+const COMMANDS: readonly string[] = ['boot', 'tools', 'call', 'run', 'prompt', 'mcp', 'start', 'agent', ...CHANGES_COMMANDS];
 
 /** Output sinks, replaceable in tests. */
 export interface CliIo {
@@ -116,6 +120,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   let mcpServers: McpServers | undefined;
   try {
+    if (COMMANDS.includes(command)) checkOptionScope(command, values);
     if (values['mcp-config'] !== undefined) mcpServers = await readMcpConfig(values['mcp-config']);
     if ((values.strict && values.format === undefined) || (values.format !== undefined && command !== 'tools')) throw new UsageError('--format and --strict apply to the tools command');
   } catch (e) {

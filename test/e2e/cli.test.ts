@@ -61,6 +61,22 @@ test('bad usage is explained on stderr with exit code 2', () => {
   assert.equal(cli('--help').code, 0);
 });
 
+test('an option given to a command it does not apply to is refused, not ignored', () => {
+  for (const [args, message] of [
+    [['call', 'read_file', '{"path":"a"}', '--timeout', '5'], '--timeout applies to run, not to call'],
+    [['boot', '-c', 'print(1)'], '-c applies to run, not to boot'],
+    [['tools', '--stats'], '--stats applies to prompt, not to tools'],
+    [['run', '-c', '1', '--max-steps', '3'], '--max-steps applies to agent, not to run'],
+    [['boot', '--port', '9000'], '--port applies to start and mcp --http, not to boot'],
+    [['tools', '--http'], '--http applies to mcp, not to tools'],
+  ] as const) {
+    const r = cli(...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.equal(r.err, `armature: ${message}: leave it out\n`);
+    assert.equal(r.out, '');
+  }
+});
+
 test('run streams Python output live, prints the value, and exits 0 or 1', () => {
   const data = tempDir('cli-run');
   const ok = cli('run', '-c', 'import sys\nprint("to stdout")\nprint("to stderr", file=sys.stderr)\nfrom tools.workspace import write_file\nwrite_file("from-cli.txt", "hi")\n{"answer": 6 * 7}', '--data', data);

@@ -1,0 +1,30 @@
+/**
+ * Options that mean something to some commands only. Anywhere else they used to be ignored without
+ * a word — `armature call TOOL ARGS --timeout 5` ran with no such limit, `armature boot -c CODE`
+ * ran nothing — so they are refused there as bad usage, naming the commands they belong to.
+ * (`--format` / `--strict` and the `mcp --http` options have their own checks.)
+ */
+import { UsageError } from './usage-error.ts';
+
+/** Each scoped option (as parseArgs names it), how it is spelt, and where it applies. */
+const SCOPES: readonly { option: string; flag: string; commands: readonly string[]; where: string }[] = [
+  { option: 'code', flag: '-c', commands: ['run'], where: 'run' },
+  { option: 'timeout', flag: '--timeout', commands: ['run'], where: 'run' },
+  { option: 'stats', flag: '--stats', commands: ['prompt'], where: 'prompt' },
+  { option: 'port', flag: '--port', commands: ['start', 'mcp'], where: 'start and mcp --http' },
+  { option: 'http', flag: '--http', commands: ['mcp'], where: 'mcp' },
+  { option: 'host', flag: '--host', commands: ['mcp'], where: 'mcp --http' },
+  { option: 'allow-remote', flag: '--allow-remote', commands: ['mcp'], where: 'mcp --http' },
+  { option: 'model', flag: '--model', commands: ['agent'], where: 'agent' },
+  { option: 'base-url', flag: '--base-url', commands: ['agent'], where: 'agent' },
+  { option: 'max-steps', flag: '--max-steps', commands: ['agent'], where: 'agent' },
+];
+
+/** Throws a {@link UsageError} for the first option given to a command it does not apply to. */
+export function checkOptionScope(command: string, values: Readonly<Record<string, unknown>>): void {
+  for (const s of SCOPES) {
+    const value = values[s.option];
+    if (value === undefined || value === false || s.commands.includes(command)) continue;
+    throw new UsageError(`${s.flag} applies to ${s.where}, not to ${command}: leave it out`);
+  }
+}

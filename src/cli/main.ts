@@ -109,7 +109,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       },
     });
   } catch (e) {
-    io.err(`armature: ${(e as Error).message}\n\n${USAGE}`);
+    // Node's own text for an unknown option advises `-- "--flag"`, which is never the fix here.
+    const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /'([^']*)'/.exec((e as Error).message)?.[1];
+    io.err(`armature: ${unknown ? `unknown option ${quote(unknown)}: see the options below` : (e as Error).message}\n\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;

@@ -59,6 +59,10 @@ test('bad usage is explained on stderr with exit code 2', () => {
   assert.equal(persona.code, 1);
   assert.match(persona.err, /no persona "nobody"/);
   assert.equal(cli('--help').code, 0);
+  const option = cli('boot', '--verbose');
+  assert.equal(option.code, 2);
+  assert.match(option.err, /^armature: unknown option "--verbose": see the options below\n\n[\s\S]*--persona ID/);
+  assert.doesNotMatch(option.err, /positional argument/);
 });
 
 test('an option given to a command it does not apply to is refused, not ignored', () => {

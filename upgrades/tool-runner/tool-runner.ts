@@ -46,12 +46,12 @@ let callCounter = 0;
  * How an `UNKNOWN_TOOL` with no near name says to look, in the caller's own terms: a person at the
  * command line or an MCP client cannot call `getToolDeclarations()` (the hint for code).
  */
-const UNKNOWN_TOOL_HINTS: Record<string, string> = {
-  python: 'See the tools with call_tool("list_skills") and a namespace\'s functions with call_tool("read_skill", {"namespace": ...}).',
-  cli: 'List the available tools with armature tools (the same --persona and --mcp-config as this command).',
-  mcp: 'List the available tools with tools/list.',
-  agent: 'Call one of the tools you were offered.',
-};
+const UNKNOWN_TOOL_HINTS = new Map<string | undefined, string>([
+  ['python', 'See the tools with call_tool("list_skills") and a namespace\'s functions with call_tool("read_skill", {"namespace": ...}).'],
+  ['cli', 'List the available tools with armature tools (the same --persona and --mcp-config as this command).'],
+  ['mcp', 'List the available tools with tools/list.'],
+  ['agent', 'Call one of the tools you were offered.'],
+]);
 
 /**
  * The ToolRunner: validates arguments against each tool's JSON Schema (through zod's JSON Schema
@@ -130,7 +130,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
       return fail(
         'UNKNOWN_TOOL',
         `[executeTool] no tool named ${JSON.stringify(name)}${near.length ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(' or ')}?` : ''}`,
-        near.length ? `Call ${near[0]} instead.` : (UNKNOWN_TOOL_HINTS[opts.caller ?? ''] ?? 'List the available tools with getToolDeclarations().'),
+        near.length ? `Call ${near[0]} instead.` : (UNKNOWN_TOOL_HINTS.get(opts.caller) ?? 'List the available tools with getToolDeclarations().'),
         { name, suggestions: near },
       );
     }

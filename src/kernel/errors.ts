@@ -117,6 +117,14 @@ export class ToolManifestMismatchError extends ArmatureError {
   }
 }
 
+/**
+ * An error as one line for a person: `CODE: message`. A Python error's message already begins with
+ * its type, which is its code (`ZeroDivisionError: division by zero`): the code is not said twice.
+ */
+export function errorLine(error: { code: string; message: string }): string {
+  return error.message.startsWith(`${error.code}: `) ? error.message : `${error.code}: ${error.message}`;
+}
+
 /** A short description of anything thrown. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;

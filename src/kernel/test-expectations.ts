@@ -4,7 +4,7 @@
  * or only success. Shared by every kind of change that runs tests.
  */
 import type { ChangeTest } from './change-contract.ts';
-import type { ErrorInfo } from './errors.ts';
+import { errorLine, type ErrorInfo } from './errors.ts';
 
 /** What a test expects: a value, an error, or (neither) only success. */
 export interface TestExpectation {
@@ -22,7 +22,7 @@ export function judge(t: TestExpectation, outcome: { ok: true; value: unknown } 
     const matches = outcome.error.code.toLowerCase() === wanted || outcome.error.message.toLowerCase().includes(wanted);
     return matches
       ? { ...base, ok: true, error: outcome.error }
-      : { ...base, ok: false, error: { code: 'WRONG_ERROR', message: `expected an error matching ${JSON.stringify(t.expect_error)}, got ${outcome.error.code}: ${outcome.error.message}` } };
+      : { ...base, ok: false, error: { code: 'WRONG_ERROR', message: `expected an error matching ${JSON.stringify(t.expect_error)}, got ${errorLine(outcome.error)}` } };
   }
   if (!outcome.ok) return { ...base, ok: false, error: outcome.error };
   if ('expect' in t && !sameValue(outcome.value, t.expect)) {

@@ -7,6 +7,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../kernel/tool-contract.ts';
+import { errorLine } from '../kernel/errors.ts';
 
 /** `_meta` key of the structured error of a failed call. */
 export const ERROR_META_KEY = 'armature/error';
@@ -22,7 +23,7 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
   }
   const { error, hint } = result;
   const details = isPlainObject(error.details) ? error.details : {};
-  const lines = [`${error.code}: ${error.message}`];
+  const lines = [errorLine(error)];
   if (typeof details.stdout === 'string' && details.stdout) lines.push(`stdout:\n${details.stdout.trimEnd()}`);
   if (typeof details.stderr === 'string' && details.stderr) lines.push(`stderr:\n${details.stderr.trimEnd()}`);
   if (typeof details.traceback === 'string' && details.traceback) lines.push(details.traceback.trimEnd());

@@ -9,6 +9,7 @@ import type { ChangePresentation, ChangeRecord, ChangeTest } from '../../src/ker
 import { counted } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import { diffStats, lineDiff, type DiffRow } from './line-diff.ts';
+import { errorLine } from '../../src/kernel/errors.ts';
 
 /** What a person may do with one change on the widget. */
 export interface ChangeActions {
@@ -118,7 +119,7 @@ function renderDetails(r: ChangeRecord, shown: { current?: ChangePresentation; p
 }
 
 function renderTest(t: ChangeTest, named: boolean): TemplateResult {
-  const shown = t.error ? `${t.error.code}: ${t.error.message}` : JSON.stringify(t.value) ?? 'undefined';
+  const shown = t.error ? errorLine(t.error) : JSON.stringify(t.value) ?? 'undefined';
   return html`<tr>
     ${named ? html`<td>${t.name ?? ''}</td>` : nothing}
     <td class="value">${JSON.stringify(t.args)}</td>

@@ -5,6 +5,7 @@
  * that depend on each other come back in.
  */
 import type { ChangeTest } from '../../src/kernel/change-contract.ts';
+import { errorLine } from '../../src/kernel/errors.ts';
 
 /** Why a version with these problems and tests is rejected, or `undefined` when it passed. */
 export function verdictOf(problems: readonly string[], tests: readonly ChangeTest[]): string | undefined {
@@ -12,18 +13,8 @@ export function verdictOf(problems: readonly string[], tests: readonly ChangeTes
   if (!tests.length) return 'it has no tests: every version must bring at least one test ({ args, expect? } or { args, expect_error }) that passes';
   const failed = tests.filter((t) => !t.ok);
   if (!failed.length) return undefined;
-  const shown = failed.slice(0, 3).map((t) => `${JSON.stringify(t.args)?.slice(0, 80)} -> ${failure(t)}`);
+  const shown = failed.slice(0, 3).map((t) => `${JSON.stringify(t.args)?.slice(0, 80)} -> ${t.error ? errorLine({ code: t.error.code, message: t.error.message.slice(0, 200) }) : 'failed: '}`);
   return `${failed.length} of ${tests.length} test${tests.length === 1 ? '' : 's'} failed: ${shown.join('; ')}`;
-}
-
-/**
- * What went wrong in test `t`, its code first: `TimeoutError: the run did not finish`. A Python
- * error's message already starts with its type, which is its code: it is not said twice.
- */
-function failure(t: ChangeTest): string {
-  const code = t.error?.code ?? 'failed';
-  const message = t.error?.message.slice(0, 200) ?? '';
-  return message.startsWith(`${code}: `) ? message : `${code}: ${message}`;
 }
 
 /** `t` with its value cut to `maxChars` characters of JSON (saying how much was left out). */

@@ -4,6 +4,7 @@
  * its owner), saying why. Calls refused before the tool ran (bad arguments, not allowed) never
  * reach it: only the tool's own failures count.
  */
+import { errorLine } from '../../src/kernel/errors.ts';
 
 /** Options of a {@link Canary}. */
 export interface CanaryOptions {
@@ -33,7 +34,7 @@ export class Canary {
     if (!ok) this.failures++;
     if (this.failures > this.share * this.calls) {
       this.tripped = true;
-      const last = error ? `; the last error: ${error.code}: ${error.message.slice(0, 200)}` : '';
+      const last = error ? `; the last error: ${errorLine(error).slice(0, 240)}` : '';
       this.onTrip(`canary: ${this.failures} of its first ${this.seen} calls failed (more than ${Math.round(this.share * 100)}% of the ${this.calls} it watches)${last}`);
     }
   }

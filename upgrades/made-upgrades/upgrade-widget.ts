@@ -4,6 +4,7 @@ import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, widgetStyles, type WidgetControl, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import type { MadeUpgradesApi } from './index.ts';
 import { MADE_UPGRADE_WIDGET } from './upgrade-kind.ts';
+import { errorLine } from '../../src/kernel/errors.ts';
 
 /** How many log lines the card shows (the upgrade keeps more). */
 const SHOWN_LOG = 8;
@@ -73,7 +74,7 @@ export class MadeUpgradeWidget extends ModuleWidget<MadeUpgradesApi> {
           </table>`
         : nothing}
       ${s.log.length ? html`<ol class="log" aria-label="${this.upgradeId} log">${s.log.slice(-SHOWN_LOG).map((l) => html`<li>${l.text}</li>`)}</ol>` : nothing}
-      ${r ? html`<p class="result ${r.result.ok ? 'ok' : 'fail'}" role="status">${r.label}: ${r.result.ok ? JSON.stringify(r.result.value)?.slice(0, 300) : `${r.result.error.code}: ${r.result.error.message}`}</p>` : nothing}`;
+      ${r ? html`<p class="result ${r.result.ok ? 'ok' : 'fail'}" role="status">${r.label}: ${r.result.ok ? JSON.stringify(r.result.value)?.slice(0, 300) : errorLine(r.result.error)}</p>` : nothing}`;
   }
 }
 

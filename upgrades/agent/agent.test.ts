@@ -288,6 +288,9 @@ test('the key never reaches an event, the transcript, the result or an error, ev
   assert.equal(r.error?.code, 'MODEL_AUTH_FAILED');
   assert.match(r.error!.message, /the provider refused the key \(HTTP 401/);
   assert.match(r.error!.hint!, /Set OPENAI_API_KEY/);
+  // The step whose request failed counts alike in the event and in the run's summary.
+  assert.equal(f.bus.history(['agent:run-finished'])[0]!.payload.steps, 2);
+  assert.equal(f.agent.listRuns().find((s) => s.runId === r.runId)!.steps, 2);
   const everything = [
     JSON.stringify(f.bus.history()),
     f.workspace.area('runs').readText(`${r.runId}.jsonl`)!,

@@ -101,18 +101,27 @@ export function summarize(runId: string, entries: readonly TranscriptEntry[], up
   if (!first || first.type !== 'started') return undefined;
   let turns = 0;
   let steps = 0;
+  // A finished turn counts the steps its run reported (a step whose request failed is one, as in
+  // `agent:run-finished`); a turn cut off before it finished, the model's answers it got.
+  let turnSteps = 0;
   let usage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
   let reason: RunSummary['reason'] = 'interrupted';
   let model = first.model;
   for (const e of entries) {
     if (e.type === 'started') {
       turns++;
+      steps += turnSteps;
+      turnSteps = 0;
       reason = 'interrupted';
       model = e.model ?? model;
     } else if (e.type === 'assistant') {
-      steps++;
+      turnSteps++;
       usage = addUsage(usage, e.usage);
-    } else if (e.type === 'finished') reason = e.reason;
+    } else if (e.type === 'finished') {
+      reason = e.reason;
+      turnSteps = e.steps;
+    }
   }
+  steps += turnSteps;
   return { runId, goal: first.goal, startedAt: first.at, updatedAt, turns, steps, usage, reason, ...(model ? { model } : {}) };
 }

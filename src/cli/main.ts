@@ -59,9 +59,6 @@ ${AGENT_OPTIONS_USAGE}
 Exit codes: 0 on success; 1 when a tool call returns ok: false, a module failed, or the agent
 stopped without an answer (model/provider error, --max-steps); 2 on bad usage.`;
 
-/** Every command; the usage above describes them. */
-const COMMANDS: readonly string[] = ['boot', 'tools', 'call', 'run', 'prompt', 'mcp', 'start', 'agent', ...CHANGES_COMMANDS];
-
 /** Output sinks, replaceable in tests. */
 export interface CliIo {
   out(text: string): void;
@@ -120,28 +117,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     (values.help ? io.out : io.err)(USAGE);
     return values.help ? 0 : 2;
   }
-  let mcpServers: McpServers | undefined;
-  try {
-    if (COMMANDS.includes(command)) checkOptionScope(command, values);
-    if (values['mcp-config'] !== undefined) mcpServers = await readMcpConfig(values['mcp-config']);
-    if ((values.strict && values.format === undefined) || (values.format !== undefined && command !== 'tools')) throw new UsageError('--format and --strict apply to the tools command');
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`armature: ${e.message}`);
-    return 2;
-  }
-  const snapshot = values['no-snapshot'] ? 'off' : 'persist';
-  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe);
+  // Parsed below, once the options are known to be usable.
   let agentArgs: ReturnType<typeof parseAgentArgs> | undefined;
-  if (command === 'agent') {
-    try {
-      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], json: values.json });
-    } catch (e) {
-      if (!(e instanceof AgentUsageError)) throw e;
-      io.err(`armature: ${e.message}`);
-      return 2;
-    }
-  }
   const commands: Record<string, (sys: ArmatureSystem) => Promise<number>> = {
     boot: (sys) => printBoot(sys, values.json, io),
     tools: async (sys) => (values.format === undefined ? printTools(sys, values.json, io) : printFormattedTools(sys, values.format, values.strict, io)),
@@ -153,9 +130,30 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
   const run = commands[command];
-  if (!run) {
+  if (!run && command !== 'start') {
     io.err(`armature: unknown command ${quote(command)}\n\n${USAGE}`);
     return 2;
+  }
+  let mcpServers: McpServers | undefined;
+  try {
+    checkOptionScope(command, values);
+    if (values['mcp-config'] !== undefined) mcpServers = await readMcpConfig(values['mcp-config']);
+    if (values.strict && values.format === undefined) throw new UsageError('--strict applies to tools --format: add --format NAME');
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`armature: ${e.message}`);
+    return 2;
+  }
+  const snapshot = values['no-snapshot'] ? 'off' : 'persist';
+  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe);
+  if (command === 'agent') {
+    try {
+      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], json: values.json });
+    } catch (e) {
+      if (!(e instanceof AgentUsageError)) throw e;
+      io.err(`armature: ${e.message}`);
+      return 2;
+    }
   }
   if (!['call', 'run', 'agent', 'approve', 'reject'].includes(command) && rest.length) {
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => quote(r)).join(' ')}`);

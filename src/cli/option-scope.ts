@@ -2,7 +2,7 @@
  * Options that mean something to some commands only. Anywhere else they used to be ignored without
  * a word — `armature call TOOL ARGS --timeout 5` ran with no such limit, `armature boot -c CODE`
  * ran nothing — so they are refused there as bad usage, naming the commands they belong to.
- * (`--format` / `--strict` and the `mcp --http` options have their own checks.)
+ * (Whether `--strict` comes with `--format`, and the `mcp` options with `--http`, is checked where they are used.)
  */
 import { UsageError } from './usage-error.ts';
 
@@ -10,6 +10,8 @@ import { UsageError } from './usage-error.ts';
 const SCOPES: readonly { option: string; flag: string; commands: readonly string[]; where: string }[] = [
   { option: 'code', flag: '-c', commands: ['run'], where: 'run' },
   { option: 'timeout', flag: '--timeout', commands: ['run'], where: 'run' },
+  { option: 'format', flag: '--format', commands: ['tools'], where: 'tools' },
+  { option: 'strict', flag: '--strict', commands: ['tools'], where: 'tools --format' },
   { option: 'stats', flag: '--stats', commands: ['prompt'], where: 'prompt' },
   { option: 'port', flag: '--port', commands: ['start', 'mcp'], where: 'start and mcp --http' },
   { option: 'http', flag: '--http', commands: ['mcp'], where: 'mcp' },

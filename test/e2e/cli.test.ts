@@ -73,6 +73,7 @@ test('an option given to a command it does not apply to is refused, not ignored'
     [['run', '-c', '1', '--max-steps', '3'], '--max-steps applies to agent, not to run'],
     [['boot', '--port', '9000'], '--port applies to start and mcp --http, not to boot'],
     [['tools', '--http'], '--http applies to mcp, not to tools'],
+    [['boot', '--format', 'openai'], '--format applies to tools, not to boot'],
   ] as const) {
     const r = cli(...args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { boot, type ArmatureSystem } from '../kernel/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
+import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import type { ModuleReport } from '../kernel/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
@@ -59,6 +60,44 @@ ${AGENT_OPTIONS_USAGE}
 Exit codes: 0 on success; 1 when a tool call returns ok: false, a module failed, or the agent
 stopped without an answer (model/provider error, --max-steps); 2 on bad usage.`;
 
+/** The command line's options (every command's: `option-scope.ts` refuses those given to the wrong one). */
+const OPTIONS = {
+  persona: { type: 'string', default: 'default' },
+  data: { type: 'string', default: '.armature' },
+  json: { type: 'boolean', default: false },
+  port: { type: 'string' },
+  code: { type: 'string', short: 'c' },
+  timeout: { type: 'string' },
+  stats: { type: 'boolean', default: false },
+  'mcp-config': { type: 'string' },
+  format: { type: 'string' },
+  strict: { type: 'boolean', default: false },
+  http: { type: 'boolean', default: false },
+  host: { type: 'string' },
+  'allow-remote': { type: 'boolean', default: false },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'max-steps': { type: 'string' },
+  'no-snapshot': { type: 'boolean', default: false },
+  safe: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** Where a usage error sends people for the whole story (the usage itself is long). */
+const HELP_LINE = 'armature --help shows every command and option';
+
+/** Every option as typed: `--persona`, `-c`, ... */
+function optionNames(): string[] {
+  return Object.entries(OPTIONS).flatMap(([name, o]) => ['short' in o ? `-${o.short}` : [], `--${name}`].flat());
+}
+
+/** `; did you mean "x"?` when something near `value` is among `names`, else nothing. */
+function didYouMean(value: string, names: readonly string[]): string {
+  // Every one-letter option is "near" any other: no guess for those.
+  const near = value.replace(/^-+/, '').length > 1 ? closest(value, names, 2) : [];
+  return near.length ? `; did you mean ${near.map((n) => quote(n)).join(' or ')}?` : '';
+}
+
 /** Output sinks, replaceable in tests. */
 export interface CliIo {
   out(text: string): void;
@@ -83,32 +122,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     parsed = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: {
-        persona: { type: 'string', default: 'default' },
-        data: { type: 'string', default: '.armature' },
-        json: { type: 'boolean', default: false },
-        port: { type: 'string' },
-        code: { type: 'string', short: 'c' },
-        timeout: { type: 'string' },
-        stats: { type: 'boolean', default: false },
-        'mcp-config': { type: 'string' },
-        format: { type: 'string' },
-        strict: { type: 'boolean', default: false },
-        http: { type: 'boolean', default: false },
-        host: { type: 'string' },
-        'allow-remote': { type: 'boolean', default: false },
-        model: { type: 'string' },
-        'base-url': { type: 'string' },
-        'max-steps': { type: 'string' },
-        'no-snapshot': { type: 'boolean', default: false },
-        safe: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
+      options: OPTIONS,
     });
   } catch (e) {
     // Node's own text for an unknown option advises `-- "--flag"`, which is never the fix here.
     const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /'([^']*)'/.exec((e as Error).message)?.[1];
-    io.err(`armature: ${unknown ? `unknown option ${quote(unknown)}: see the options below` : (e as Error).message}\n\n${USAGE}`);
+    const message = unknown ? `unknown option ${quote(unknown)}${didYouMean(unknown, optionNames())}` : (e as Error).message;
+    io.err(`armature: ${message}\n${HELP_LINE}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -131,7 +151,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   };
   const run = commands[command];
   if (!run && command !== 'start') {
-    io.err(`armature: unknown command ${quote(command)}\n\n${USAGE}`);
+    const names = ['start', ...Object.keys(commands)];
+    io.err(`armature: unknown command ${quote(command)}${didYouMean(command, names)}\ncommands: ${names.join(', ')}\n${HELP_LINE}`);
     return 2;
   }
   let mcpServers: McpServers | undefined;

@@ -131,3 +131,19 @@ test('the store\'s own temporary folder is neither listed nor writable through t
   await s.put({ path: '.armature/runs/r1.jsonl', data: bytes('{}'), mtime: Date.now() });
   assert.deepEqual((await s.load()).map((f) => f.path), ['.armature/runs/r1.jsonl']);
 });
+
+test('a store folder that cannot be made fails at once, and missing parents are made', { timeout: 30_000 }, async () => {
+  const root = tempDir('nested');
+  const deep = join(root, 'a', 'b', 'c');
+  const s = await openDirectoryStore(deep);
+  await s.put({ path: 'x.txt', data: bytes('x'), mtime: Date.now() });
+  assert.equal(readFileSync(join(deep, 'x.txt'), 'utf8'), 'x');
+  // A file where a folder must go.
+  writeFileSync(join(root, 'file'), 'not a folder');
+  await assert.rejects(openDirectoryStore(join(root, 'file', 'sub')), /ENOTDIR/);
+  // /proc refuses new folders with ENOENT, where Node 20's own recursive mkdir never settles.
+  if (existsSync('/proc/self')) {
+    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('openDirectoryStore did not settle within 5 s')), 5000).unref());
+    await assert.rejects(Promise.race([openDirectoryStore('/proc/armature-nonexistent/x'), timeout]), /ENOENT: no such file or directory, mkdir '\/proc\/armature-nonexistent'/);
+  }
+});

@@ -15,7 +15,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ArmatureError } from '../kernel/errors.ts';
-import { orphanedTempName, processAlive, syncDir } from './node-files.ts';
+import { makeFolders, orphanedTempName, processAlive, syncDir } from './node-files.ts';
 import type { FileStore, StoredFile } from './platform.ts';
 
 /** `O_NOFOLLOW` where the platform has it (not on Windows, where links need privileges to make). */
@@ -40,7 +40,7 @@ export class UnsafeStorePathError extends ArmatureError {
  * a torn or missing file. `dir` itself must be a real folder: a symbolic link there is refused too.
  */
 export async function openDirectoryStore(dir: string): Promise<FileStore> {
-  await mkdir(dir, { recursive: true });
+  await makeFolders(dir);
   const top = await lstat(dir);
   if (top.isSymbolicLink() || !top.isDirectory()) throw new UnsafeStorePathError(dir, '.', 'the store folder is a symbolic link or not a folder');
   const root = await realpath(dir);

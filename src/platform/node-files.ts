@@ -1,5 +1,5 @@
-import { mkdir, open, rename, rm, utimes } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, rename, rm, stat, utimes } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 
 /** Marks the temporary files of {@link writeFileAtomic}; readers skip names containing it. */
 export const TEMP_MARK = '.armature-tmp-';
@@ -23,12 +23,39 @@ export function orphanedTempName(name: string): boolean {
 }
 
 /**
+ * Creates folder `dir` and any missing parents, as `mkdir -p` does. Not Node's own recursive
+ * `mkdir`: on Node 20 it never settles when a parent exists but refuses the folder with ENOENT
+ * (`/proc/x/y`), so a bad data folder would hang the process instead of failing. Each missing level
+ * is made on its own, from the deepest existing one down, and the first refusal is thrown.
+ */
+export async function makeFolders(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = resolve(dir); ; ) {
+    try {
+      await stat(at);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  for (const folder of missing.reverse()) {
+    await mkdir(folder).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+  }
+}
+
+/**
  * Writes `data` to `path` so that a crash never leaves a torn or missing file: a temporary file
  * beside it is written and fsynced, renamed over `path`, and the folder is fsynced. `mtime`
  * (ms since the epoch) sets the file's modification time.
  */
 export async function writeFileAtomic(path: string, data: Uint8Array, mtime?: number): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await makeFolders(dirname(path));
   const tmp = `${path}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
     const handle = await open(tmp, 'w');

@@ -1,7 +1,8 @@
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { SANDBOX_WORKER_FILE } from '../sandbox/worker-script.ts';
+import { makeFolders } from '../platform/node-files.ts';
 
 /**
  * The confined worker's browser script (`src/sandbox/browser-worker.ts`) as one self-contained
@@ -67,7 +68,7 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
     conditions: ['browser', 'production'],
     logLevel: 'warning',
   });
-  await mkdir(outDir, { recursive: true });
+  await makeFolders(outDir);
   await copyFile(join(options.root, 'src/dashboard/index.html'), join(outDir, 'index.html'));
   const sandbox = await buildSandboxWorker(options.root, { minify: options.minify });
   await writeFile(join(outDir, SANDBOX_WORKER_FILE), sandbox);

@@ -11,6 +11,8 @@ test('a verdict names the problems, the lack of tests, or the first failing test
   assert.equal(verdictOf([], [ok, bad(1)]), '1 of 2 tests failed: {"i":1} -> E: no 1');
   assert.equal(verdictOf([], [bad(1), bad(2), bad(3), bad(4)])!.split(';').length, 3, 'the first three are quoted');
   const timedOut = { args: { text: 'x' }, ok: false, ms: 5000, error: { code: 'TimeoutError', message: 'TimeoutError: the run did not finish within 5000 ms' } };
+  assert.equal(verdictOf([], [{ args: { a: 2 }, ok: false, ms: 1, value: 3 }]), '1 of 1 test failed: {"a":2} -> failed, returning 3');
+  assert.equal(verdictOf([], [{ args: {}, ok: false, ms: 1 }]), '1 of 1 test failed: {} -> failed (no error was recorded)');
   assert.equal(verdictOf([], [timedOut]), '1 of 1 test failed: {"text":"x"} -> TimeoutError: the run did not finish within 5000 ms', 'a Python error type is said once');
 });
 

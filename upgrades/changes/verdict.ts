@@ -13,8 +13,13 @@ export function verdictOf(problems: readonly string[], tests: readonly ChangeTes
   if (!tests.length) return 'it has no tests: every version must bring at least one test ({ args, expect? } or { args, expect_error }) that passes';
   const failed = tests.filter((t) => !t.ok);
   if (!failed.length) return undefined;
-  const shown = failed.slice(0, 3).map((t) => `${JSON.stringify(t.args)?.slice(0, 80)} -> ${t.error ? errorLine({ code: t.error.code, message: t.error.message.slice(0, 200) }) : 'failed: '}`);
+  const shown = failed.slice(0, 3).map((t) => `${JSON.stringify(t.args)?.slice(0, 80)} -> ${t.error ? errorLine({ code: t.error.code, message: t.error.message.slice(0, 200) }) : failedWithout(t)}`);
   return `${failed.length} of ${tests.length} test${tests.length === 1 ? '' : 's'} failed: ${shown.join('; ')}`;
+}
+
+/** A failed test that carries no error (a gate always gives one; a record from elsewhere may not). */
+function failedWithout(t: ChangeTest): string {
+  return 'value' in t ? `failed, returning ${JSON.stringify(t.value)?.slice(0, 80) ?? 'undefined'}` : 'failed (no error was recorded)';
 }
 
 /** `t` with its value cut to `maxChars` characters of JSON (saying how much was left out). */

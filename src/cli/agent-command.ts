@@ -1,4 +1,5 @@
 import { quote } from '../kernel/bounded.ts';
+import { missingUpgrade } from './needed-upgrade.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import type { AgentModelRef } from '../kernel/events.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
@@ -79,10 +80,10 @@ const short = (v: unknown, n = 100) => {
  * finished run alone on stdout.
  */
 export async function runAgentCommand(sys: ArmatureSystem, args: { goal: string; model?: Partial<AgentModelRef>; maxSteps?: number }, json: boolean, io: AgentCommandIo): Promise<number> {
-  if (!sys.modules.some((m) => m.id === 'Agent' && m.state === 'loaded')) {
-    const failed = sys.modules.find((m) => m.id === 'Agent');
-    io.err(`armature: ${failed ? `the Agent upgrade failed to load: ${failed.error?.message}` : `persona ${sys.persona.id} does not load the Agent upgrade: add "Agent" to its upgrades`}`);
-    return 1;
+  const missing = missingUpgrade(sys, 'Agent', 'runs agents');
+  if (missing) {
+    io.err(`armature: ${missing.message}`);
+    return missing.code;
   }
   const agent = await sys.resolve<AgentApi>('Agent');
   const subs: Disposable[] = [];

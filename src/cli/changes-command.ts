@@ -3,6 +3,7 @@
  * to the system, and a person's decision on the pending ones (the command line is a person: the
  * change path accepts approvals from `cli` and `ui` only).
  */
+import { missingUpgrade } from './needed-upgrade.ts';
 import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../kernel/change-contract.ts';
@@ -24,9 +25,10 @@ export const CHANGES_COMMANDS = ['changes', 'approve', 'reject'] as const;
 
 /** Runs `changes`, `approve` or `reject`; resolves to the exit code. */
 export async function runChangesCommand(sys: ArmatureSystem, command: (typeof CHANGES_COMMANDS)[number], ids: string[], json: boolean, io: CliIo): Promise<number> {
-  if (!sys.modules.some((m) => m.id === CHANGES_ID && m.state === 'loaded')) {
-    io.err(`armature: persona ${sys.persona.id} does not load ${CHANGES_ID}, which keeps the changes: add it to "upgrades" in modules/personas/${sys.persona.id}.json, or use a persona that has it`);
-    return 1;
+  const missing = missingUpgrade(sys, CHANGES_ID, 'keeps the changes');
+  if (missing) {
+    io.err(`armature: ${missing.message}`);
+    return missing.code;
   }
   const changes = await sys.resolve<ChangesApi>(CHANGES_ID);
   if (command === 'changes') {

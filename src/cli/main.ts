@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { missingUpgrade } from './needed-upgrade.ts';
 import { parseArgs } from 'node:util';
 import { boot, type ArmatureSystem } from '../kernel/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
@@ -58,7 +59,8 @@ ${AGENT_OPTIONS_USAGE}
   -h, --help     this help
 
 Exit codes: 0 on success; 1 when a tool call returns ok: false, a module failed, or the agent
-stopped without an answer (model/provider error, --max-steps); 2 on bad usage.`;
+stopped without an answer (model/provider error, --max-steps); 2 on bad usage, or a persona
+without the upgrade the command needs.`;
 
 /** The command line's options (every command's: `option-scope.ts` refuses those given to the wrong one). */
 const OPTIONS = {
@@ -197,10 +199,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`armature: ${describeError(e)}`);
     return e instanceof ArmatureError ? 1 : 2;
   }
-  if (mcpServers && !sys.modules.some((m) => m.id === 'McpClient')) {
+  const noClient = mcpServers && missingUpgrade(sys, 'McpClient', 'runs the servers of --mcp-config');
+  if (noClient) {
     await sys.dispose();
-    io.err(`armature: persona ${sys.persona.id} does not load McpClient, which runs the servers of --mcp-config: add "McpClient" to "upgrades" in modules/personas/${sys.persona.id}.json, or use a persona that has it`);
-    return 2;
+    io.err(`armature: ${noClient.message}`);
+    return noClient.code;
   }
   // boot lists failed modules itself; any other command would otherwise just lack their tools.
   if (command !== 'boot') for (const line of failedModuleLines(sys)) io.err(line);
@@ -309,9 +312,10 @@ async function runPython(sys: ArmatureSystem, rest: string[], values: { code?: s
 
 /** `armature prompt`: the system-prompt fragment, optionally with its size against the JSON schemas. */
 async function printPrompt(sys: ArmatureSystem, stats: boolean, io: CliIo): Promise<number> {
-  if (!sys.modules.some((m) => m.id === 'PythonTool' && m.state === 'loaded')) {
-    io.err(`armature: persona ${sys.persona.id} does not load PythonTool, which writes the prompt`);
-    return 1;
+  const missing = missingUpgrade(sys, 'PythonTool', 'writes the prompt');
+  if (missing) {
+    io.err(`armature: ${missing.message}`);
+    return missing.code;
   }
   const python = await sys.resolve<{ getSystemPrompt(): string; getPromptStats(): { promptChars: number; schemaChars: number; ratio: number; tools: number; mode: string } }>('PythonTool');
   io.out(python.getSystemPrompt());

@@ -79,6 +79,6 @@ test('bad usage exits 2 with the reason', async () => {
     assert.match(r.err, message);
   }
   const noAgent = await cli(['agent', '--persona', 'reader', '--data', data, 'x']);
-  assert.equal(noAgent.code, 1);
-  assert.match(noAgent.err, /persona reader does not load the Agent upgrade/);
+  assert.equal(noAgent.code, 2);
+  assert.match(noAgent.err, /persona reader does not load Agent, which runs agents: add "Agent" to "upgrades" in modules\/personas\/reader\.json/);
 });

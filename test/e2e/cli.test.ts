@@ -135,8 +135,8 @@ test('prompt prints the system-prompt fragment; --stats compares it with the JSO
   assert.match(r.out, /retry — at most twice/);
   assert.match(r.err, /prompt: \d+ characters; the same tools as full JSON schemas: \d+ characters \([\d.]+%\)\./);
   const reader = cli('prompt', '--persona', 'reader');
-  assert.equal(reader.code, 1);
-  assert.match(reader.err, /persona reader does not load PythonTool/);
+  assert.equal(reader.code, 2);
+  assert.match(reader.err, /persona reader does not load PythonTool, which writes the prompt: add "PythonTool" to "upgrades"/);
 });
 
 test('a command other than boot says which modules failed, so their missing tools have a reason', () => {
@@ -155,6 +155,13 @@ test('a command other than boot says which modules failed, so their missing tool
   assert.match(tools.err, /module Workspace failed/);
   // boot lists them itself, once.
   assert.doesNotMatch(cli('boot', '--data', data).err, /armature: module/);
+  // A command whose upgrade failed says so (exit 1), not that the persona lacks it (exit 2).
+  const changes = cli('changes', '--data', data);
+  assert.equal(changes.code, 1);
+  assert.match(changes.err, /^armature: Changes, which keeps the changes, failed to load \(because Workspace failed\): .*not-a-folder/m);
+  const reader = cli('changes', '--persona', 'reader', '--data', data);
+  assert.equal(reader.code, 2, reader.err);
+  assert.match(reader.err, /persona reader does not load Changes, which keeps the changes/);
 });
 
 test('a reader that stops early (armature run ... | head -1) ends the output quietly, with the exit code of the run', async () => {

@@ -61,6 +61,18 @@ describe('python-tool-widget', () => {
     f.bus.emit('python:state', { status: 'busy' });
     await settle(f.el);
     expect(stateOf(f.el)).to.equal('active');
+    // Runs in sessions (on the pool's runtimes) keep the card active while the shared runtime idles.
+    const pool = { size: 2, workers: 2, busy: 2, sessions: 3, queued: 1, queueLimit: 64 };
+    f.setRuntime({ status: 'ready', pool });
+    f.bus.emit('python:pool', pool);
+    await settle(f.el);
+    expect(stateOf(f.el)).to.equal('active');
+    expect(text(f.el)).to.match(/Python ready · 2 sessions running/);
+    f.setRuntime({ status: 'ready', pool: { ...pool, busy: 0, queued: 0 } });
+    f.bus.emit('python:pool', { ...pool, busy: 0, queued: 0 });
+    await settle(f.el);
+    expect(stateOf(f.el)).to.equal('idle');
+    expect(text(f.el)).not.to.match(/sessions? running/);
     f.setRuntime({ status: 'ready' });
     f.setStats({ executions: 4, successes: 3, failures: 1, successRate: 0.75, meanMs: 12.4, errors: [{ type: 'ValueError', message: 'bad', at: Date.now() }], lastExecution: { at: Date.now(), ok: false, durationMs: 9 } });
     f.bus.emit('python-tool:executed', { runId: 'r', ok: false, durationMs: 9, errorType: 'ValueError' });

@@ -25,7 +25,7 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
     `,
   ];
 
-  private readonly events = new BusController(this, () => this.bus, ['python-tool:executed', 'python:package-installed', 'python:state'], () => undefined);
+  private readonly events = new BusController(this, () => this.bus, ['python-tool:executed', 'python:package-installed', 'python:state', 'python:pool'], () => undefined);
 
   protected override onContext(): void {
     this.events.connect();
@@ -36,11 +36,15 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
     if (!api) return { state: 'error', primaryMetric: 'unavailable', secondaryMetric: '' };
     const s = api.getStats();
     const rt = api.getRuntimeState();
-    const state = rt.status === 'busy' ? 'active' : rt.status === 'error' ? 'error' : rt.status === 'ready' ? (s.lastExecution && !s.lastExecution.ok ? 'warning' : 'idle') : 'loading';
+    // Sessions (agent runs, MCP sessions) run on the pool's runtimes, not on the shared one.
+    const sessionRuns = rt.pool?.busy ?? 0;
+    const busy = rt.status === 'busy' || sessionRuns > 0;
+    const state = rt.status === 'error' ? 'error' : busy ? 'active' : rt.status === 'ready' ? (s.lastExecution && !s.lastExecution.ok ? 'warning' : 'idle') : 'loading';
+    const ready = rt.status === 'ready' || rt.status === 'busy' ? 'Python ready' : `Python ${rt.status}`;
     return {
       state,
       primaryMetric: counted(s.executions, 'execution'),
-      secondaryMetric: rt.status === 'ready' || rt.status === 'busy' ? 'Python ready' : `Python ${rt.status}`,
+      secondaryMetric: sessionRuns ? `${ready} · ${counted(sessionRuns, 'session')} running` : ready,
       lastActivity: s.lastExecution?.at,
       message: state === 'warning' && s.errors[0] ? `Last run failed: ${s.errors[0].type}${s.errors[0].message ? `: ${s.errors[0].message}` : ''}` : undefined,
     };

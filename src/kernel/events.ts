@@ -67,8 +67,11 @@ export interface ArmatureEvents {
   'module:loading': { id: string; parent?: string };
   /** A module (or a part, see `parent`) finished loading successfully. */
   'module:loaded': { id: string; version: string; durationMs: number; parent?: string };
-  /** A module failed; `rootCause` names the module whose own failure started the chain. */
-  'module:failed': { id: string; error: ErrorInfo; durationMs: number; rootCause?: string; parent?: string };
+  /**
+   * A module failed; `rootCause` names the module whose own failure started the chain, `tools` the
+   * tools its manifest declares (missing until it loads).
+   */
+  'module:failed': { id: string; error: ErrorInfo; durationMs: number; rootCause?: string; parent?: string; tools?: string[] };
   /** A module was disposed. */
   'module:disposed': { id: string; parent?: string };
   /**

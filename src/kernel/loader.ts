@@ -114,7 +114,8 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
     onFailed: (id, error, ms, rootCause) => {
       const durationMs = ms + (importMs.get(id) ?? 0);
       report(id, { state: 'failed', durationMs, error, rootCause, version: metadata.get(id)?.version });
-      bus.emit('module:failed', rootCause ? { id, error, durationMs, rootCause } : { id, error, durationMs });
+      const tools = [...manifests.tools.values()].filter((t) => t.module === id).map((t) => t.name);
+      bus.emit('module:failed', { id, error, durationMs, ...(rootCause ? { rootCause } : {}), ...(tools.length ? { tools } : {}) });
     },
     onDisposed: (id) => bus.emit('module:disposed', { id }),
   });

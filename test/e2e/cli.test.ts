@@ -146,7 +146,10 @@ test('a command other than boot says which modules failed, so their missing tool
   writeFileSync(data, 'a file');
   const r = cli('call', 'list_files', '{}', '--data', data);
   assert.equal(r.code, 1);
-  assert.equal(JSON.parse(r.out).error.code, 'UNKNOWN_TOOL');
+  // The call itself says why the tool is missing.
+  const answer = JSON.parse(r.out);
+  assert.equal(answer.error.code, 'TOOL_UNAVAILABLE');
+  assert.match(answer.error.message, /^\[executeTool\] list_files is unavailable: its module Workspace failed to load \(MODULE_INIT_FAILED: .*ENOTDIR/);
   assert.match(r.err, /^armature: module Workspace failed \(and with it Changes, [^)]*\), so their tools are missing: .*ENOTDIR.*not-a-folder/m);
   assert.match(r.err, /armature boot lists every module/);
   // stdout stays machine-readable; the reason goes to stderr.

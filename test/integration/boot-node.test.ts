@@ -1,5 +1,6 @@
 // The default persona, booted for real in Node: files written through the ToolRunner survive a restart.
 import { test } from 'node:test';
+import { writeFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { boot } from '../../src/index.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -35,4 +36,26 @@ test('the reader persona sees only its allow-listed tools and cannot write', asy
   const r = await sys.tools.executeTool('write_file', { path: 'a', content: 'b' });
   assert.equal(!r.ok && r.error.code, 'TOOL_NOT_ALLOWED');
   await sys.dispose();
+});
+
+test('a call to a tool whose module failed to load says which module and why, not "no tool named"', async () => {
+  const dir = tempDir('boot-failed');
+  const dataDir = `${dir}/not-a-folder`;
+  writeFileSync(dataDir, 'a file');
+  const sys = await boot({ dataDir, config: { PyodideRuntime: { autoStart: false } } });
+  try {
+    const own = await sys.tools.executeTool('list_files', {});
+    assert.equal(!own.ok && own.error.code, 'TOOL_UNAVAILABLE');
+    assert.match(!own.ok ? own.error.message : '', /list_files is unavailable: its module Workspace failed to load \(MODULE_INIT_FAILED: .*ENOTDIR/);
+    assert.deepEqual(!own.ok && own.error.details, { name: 'list_files', module: 'Workspace' });
+    assert.match(!own.ok ? own.hint ?? '' : '', /comes back when Workspace loads/);
+    // A module that failed because of another names that one.
+    const dependent = await sys.tools.executeTool('list_tools_made', {});
+    assert.match(!dependent.ok ? dependent.error.message : '', /list_tools_made is unavailable: its module MadeTools failed to load \(because Workspace failed\)/);
+    // Names no module declares are still unknown, with suggestions from the tools that are there.
+    const unknown = await sys.tools.executeTool('list_filez', {});
+    assert.equal(!unknown.ok && unknown.error.code, 'UNKNOWN_TOOL');
+  } finally {
+    await sys.dispose();
+  }
 });

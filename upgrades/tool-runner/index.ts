@@ -1,5 +1,8 @@
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import { clip } from '../../src/kernel/bounded.ts';
+import { errorLine } from '../../src/kernel/errors.ts';
+import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import { createToolRunner } from './tool-runner.ts';
 
 /** ToolRunner: the one place every tool call goes through. */
@@ -13,10 +16,25 @@ export const metadata: UpgradeMetadata = {
   widget: 'tool-runner-widget',
 };
 
-export const factory: UpgradeModule<ToolRunnerApi>['factory'] = (_deps, ctx) => ({
-  api: createToolRunner({
-    bus: ctx.bus,
-    persona: ctx.persona,
-    defaultTimeoutMs: typeof ctx.config.defaultTimeoutMs === 'number' ? ctx.config.defaultTimeoutMs : undefined,
-  }),
-});
+export const factory: UpgradeModule<ToolRunnerApi>['factory'] = (_deps, ctx) => {
+  // The tools of modules that failed to load, so a call to one says why it is missing.
+  const missing = new Map<string, { module: string; reason: string }>();
+  const failed = (p: ArmatureEvents['module:failed']) => {
+    if (p.parent) return;
+    const reason = p.rootCause && p.rootCause !== p.id ? `because ${p.rootCause} failed` : errorLine(p.error);
+    for (const name of p.tools ?? []) missing.set(name, { module: p.id, reason: clip(reason, 300) });
+  };
+  const loaded = ({ id }: { id: string }) => {
+    for (const [name, m] of missing) if (m.module === id) missing.delete(name);
+  };
+  const subs = [ctx.bus.on('module:failed', failed), ctx.bus.on('module:loaded', loaded)];
+  return {
+    api: createToolRunner({
+      bus: ctx.bus,
+      persona: ctx.persona,
+      defaultTimeoutMs: typeof ctx.config.defaultTimeoutMs === 'number' ? ctx.config.defaultTimeoutMs : undefined,
+      missingTool: (name) => missing.get(name),
+    }),
+    dispose: () => subs.forEach((s) => s.dispose()),
+  };
+};

@@ -301,3 +301,16 @@ test('getToolDeclaration finds a registered tool whatever the persona allows, an
   reg.dispose();
   assert.equal(runner.getToolDeclaration('hidden'), undefined);
 });
+
+test('a tool whose module failed is unavailable with the reason, for personas that allow it', async () => {
+  const bus = createEventBus();
+  const missingTool = (name: string) => (name === 'read_file' ? { module: 'Workspace', reason: 'E: disk gone' } : undefined);
+  const runner = createToolRunner({ bus, persona: persona(['read_file']), missingTool });
+  const r = await runner.executeTool('read_file', { path: 'a' });
+  assert.equal(!r.ok && r.error.message, '[executeTool] read_file is unavailable: its module Workspace failed to load (E: disk gone)');
+  assert.equal(!r.ok && r.error.code, 'TOOL_UNAVAILABLE');
+  // A persona that does not allow it learns nothing more than before.
+  const other = createToolRunner({ bus, persona: persona(['list_files']), missingTool });
+  const o = await other.executeTool('read_file', { path: 'a' });
+  assert.equal(!o.ok && o.error.code, 'UNKNOWN_TOOL');
+});

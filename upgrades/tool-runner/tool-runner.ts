@@ -19,6 +19,8 @@ export interface ToolRunnerOptions {
   defaultTimeoutMs?: number;
   /** How many recent durations per tool feed the mean and p95. Default: 256. */
   statsWindow?: number;
+  /** Why a tool that is not registered is missing, when its module failed to load (see `index.ts`). */
+  missingTool?: (name: string) => { module: string; reason: string } | undefined;
 }
 
 /** A result before its duration is known. */
@@ -125,6 +127,15 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     const picked = pick(name, opts.instance);
     if (picked && 'ok' in picked) return picked;
     const tool = picked;
+    const missing = tool ? undefined : options.missingTool?.(name);
+    if (missing && personaAllows(persona, name)) {
+      return fail(
+        'TOOL_UNAVAILABLE',
+        `[executeTool] ${name} is unavailable: its module ${missing.module} failed to load (${missing.reason})`,
+        `The tool comes back when ${missing.module} loads: the failure is listed by armature boot and on the dashboard; fix its cause and start again, or do without ${name}.`,
+        { name, module: missing.module },
+      );
+    }
     if (!tool) {
       const near = closest(name, tools.keys());
       return fail(

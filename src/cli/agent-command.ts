@@ -1,9 +1,9 @@
 import { quote } from '../kernel/bounded.ts';
-import { missingUpgrade } from './needed-upgrade.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import type { AgentModelRef } from '../kernel/events.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
 import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
+import { missingUpgrade } from './needed-upgrade.ts';
 
 /** What `armature agent` needs from the CLI around it. */
 export interface AgentCommandIo {

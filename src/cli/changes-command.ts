@@ -3,7 +3,6 @@
  * to the system, and a person's decision on the pending ones (the command line is a person: the
  * change path accepts approvals from `cli` and `ui` only).
  */
-import { missingUpgrade } from './needed-upgrade.ts';
 import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../kernel/change-contract.ts';
@@ -11,6 +10,7 @@ import { reportOf } from '../kernel/change-history.ts';
 import { describeError } from '../kernel/errors.ts';
 import type { CliIo } from './main.ts';
 import { UsageError } from './usage-error.ts';
+import { missingUpgrade } from './needed-upgrade.ts';
 
 /** Usage lines of the three commands. */
 export const CHANGES_USAGE = `  armature changes [--json]                       pending and recent changes agents made (id, kind,

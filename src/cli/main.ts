@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { missingUpgrade } from './needed-upgrade.ts';
 import { parseArgs } from 'node:util';
 import { boot, type ArmatureSystem } from '../kernel/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
@@ -16,6 +15,7 @@ import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runA
 import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
 import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
+import { missingUpgrade } from './needed-upgrade.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 

@@ -27,6 +27,8 @@ export const factory: UpgradeModule<ToolRunnerApi>['factory'] = (_deps, ctx) => 
   const loaded = ({ id }: { id: string }) => {
     for (const [name, m] of missing) if (m.module === id) missing.delete(name);
   };
+  // Modules that failed before this one was made (a missing dependency) are in the history.
+  for (const r of ctx.bus.history(['module:failed'])) failed(r.payload);
   const subs = [ctx.bus.on('module:failed', failed), ctx.bus.on('module:loaded', loaded)];
   return {
     api: createToolRunner({

@@ -111,6 +111,28 @@ test('per-call timeout: the call returns TIMEOUT and the handler sees an aborted
   assert.match(!r2.ok ? r2.error.message : '', /within 20 ms/);
 });
 
+test('a handler that looks at its signal only after the call ended sees it aborted, with the reason', async () => {
+  const { runner } = setup(['*'], 5_000);
+  let later: AbortSignal | undefined;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  runner.registerTools([decl('lazy')], async (_n, _a, call) => {
+    await gate;
+    later = call.signal;
+    return 'done';
+  });
+  const r = await runner.executeTool('lazy', {}, { timeoutMs: 20 });
+  assert.equal(!r.ok && r.error.code, 'TIMEOUT');
+  release();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(later?.aborted, true);
+  assert.equal((later?.reason as ArmatureError).code, 'TIMEOUT');
+  // A call that ends normally leaves its signal unaborted.
+  runner.registerTools([decl('quick')], (_n, _a, call) => call.signal.aborted);
+  const q = await runner.executeTool<boolean>('quick', {});
+  assert.equal(q.ok && q.value, false);
+});
+
 test('a throwing handler becomes ok:false with its code and hint; plain errors get TOOL_FAILED', async () => {
   const { runner } = setup();
   runner.registerTools([decl('boom'), decl('crash')], (name) => {

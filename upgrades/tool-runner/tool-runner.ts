@@ -166,7 +166,18 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     }
     if (opts.signal?.aborted) return fail('CANCELLED', `[executeTool] ${name} was cancelled before it started`, undefined, { name });
     const timeoutMs = opts.timeoutMs ?? tool.declaration.timeoutMs ?? defaultTimeoutMs;
-    const controller = new AbortController();
+    // Made when the handler first reads `signal` (most never do; an AbortController per call is a
+    // measurable share of a small call). A call that ends first leaves its reason for that moment.
+    let controller: AbortController | undefined;
+    let abortReason: ArmatureError | undefined;
+    const signal = () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (abortReason) controller.abort(abortReason);
+      }
+      return controller.signal;
+    };
+    const abort = (reason: ArmatureError) => (controller ? controller.abort(reason) : (abortReason = reason));
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopListening = () => {};
     const timeout = new Promise<'timeout' | 'cancelled'>((resolve) => {
@@ -186,17 +197,19 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         (async () => tool.executor(name, parsed.data as Record<string, unknown>, {
           callId,
           caller: opts.caller ?? 'agent',
-          signal: controller.signal,
+          get signal() {
+            return signal();
+          },
           ...(opts.session === undefined ? {} : { session: opts.session }),
         }))(),
         timeout,
       ]);
       if (outcome === 'cancelled') {
-        controller.abort(new ArmatureError('CANCELLED', `${name} was cancelled`));
+        abort(new ArmatureError('CANCELLED', `${name} was cancelled`));
         return fail('CANCELLED', `[executeTool] ${name} was cancelled by its caller`, undefined, { name });
       }
       if (outcome === 'timeout') {
-        controller.abort(new ArmatureError('TIMEOUT', `${name} timed out`));
+        abort(new ArmatureError('TIMEOUT', `${name} timed out`));
         return fail('TIMEOUT', `[executeTool] ${name} did not finish within ${timeoutMs} ms`, 'Retry with a larger timeoutMs or smaller input.', {
           timeoutMs,
         });

@@ -5,13 +5,13 @@
  */
 import type { ArmatureSystem } from '../kernel/boot.ts';
 
-/** Why `command`'s upgrade `id` is not usable, with the exit code; `undefined` when it is loaded. */
+/** Why upgrade `id` (which does `role` for the command) is not usable, with the exit code; `undefined` when it is loaded. */
 export function missingUpgrade(sys: ArmatureSystem, id: string, role: string): { code: 1 | 2; message: string } | undefined {
   const report = sys.modules.find((m) => m.id === id);
   if (report?.state === 'loaded') return undefined;
   const persona = sys.persona.id;
   if (report) {
-    const cause = report.rootCause && report.rootCause !== id ? ` (because ${report.rootCause} failed)` : '';
+    const cause = report.rootCause ? ` (because ${report.rootCause} failed)` : '';
     return { code: 1, message: `${id}, which ${role}, failed to load${cause}: ${report.error?.message ?? 'no reason was given'}` };
   }
   return { code: 2, message: `persona ${persona} does not load ${id}, which ${role}: add "${id}" to "upgrades" in modules/personas/${persona}.json, or use a persona that has it` };

@@ -153,9 +153,14 @@ test('declared-but-unimplemented and implemented-but-undeclared tools fail boot 
 });
 
 test('a module with tools that does not depend on ToolRunner is told so', async () => {
-  const { platform, importer } = project([{ id: 'Echo', make: () => ({ api: {}, tools: { echo: () => 1 } }) }], { tools: [echoTool] });
+  // Listed first, so it fails before the ToolRunner is made: its failure reaches it through the bus history.
+  const { platform, importer } = project([{ id: 'Echo', make: () => ({ api: {}, tools: { echo: () => 1 } }) }], { tools: [echoTool], personaUpgrades: ['Echo', 'ToolRunner'] });
   const sys = await boot({ platform, importer });
   assert.match(sys.modules.find((m) => m.id === 'Echo')!.error!.message, /Echo implements tools \(echo\) but does not depend on ToolRunner/);
+  // Its tool is missing with that reason, whether Echo failed before the ToolRunner was made or after.
+  const r = await sys.tools.executeTool('echo', {});
+  assert.equal(!r.ok && r.error.code, 'TOOL_UNAVAILABLE');
+  assert.match(!r.ok ? r.error.message : '', /echo is unavailable: its module Echo failed to load \(.*does not depend on ToolRunner/);
   await sys.dispose();
 });
 

@@ -90,6 +90,9 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
   const metadata = new Map<string, UpgradeMetadata>();
   const importMs = new Map<string, number>();
 
+  /** The tools the manifests declare for module `id`. */
+  const toolsOf = (id: string) => [...manifests.tools.values()].filter((t) => t.module === id);
+
   const report = (id: string, patch: Partial<ModuleReport>) => {
     const entry = manifests.upgrades.get(id)!;
     const base: ModuleReport = reports.get(id) ?? {
@@ -114,7 +117,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
     onFailed: (id, error, ms, rootCause) => {
       const durationMs = ms + (importMs.get(id) ?? 0);
       report(id, { state: 'failed', durationMs, error, rootCause, version: metadata.get(id)?.version });
-      const tools = [...manifests.tools.values()].filter((t) => t.module === id).map((t) => t.name);
+      const tools = toolsOf(id).map((t) => t.name);
       bus.emit('module:failed', { id, error, durationMs, ...(rootCause ? { rootCause } : {}), ...(tools.length ? { tools } : {}) });
     },
     onDisposed: (id) => bus.emit('module:disposed', { id }),
@@ -189,7 +192,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
 
   for (const m of modules) {
     const { entry } = m;
-    const declared = [...manifests.tools.values()].filter((t) => t.module === entry.id);
+    const declared = toolsOf(entry.id);
     container.register({
       id: entry.id,
       dependencies: entry.dependencies,

@@ -21,7 +21,7 @@ export const factory: UpgradeModule<ToolRunnerApi>['factory'] = (_deps, ctx) => 
   const missing = new Map<string, { module: string; reason: string }>();
   const failed = (p: ArmatureEvents['module:failed']) => {
     if (p.parent) return;
-    const reason = p.rootCause && p.rootCause !== p.id ? `because ${p.rootCause} failed` : errorLine(p.error);
+    const reason = p.rootCause ? `because ${p.rootCause} failed` : errorLine(p.error);
     for (const name of p.tools ?? []) missing.set(name, { module: p.id, reason: clip(reason, 300) });
   };
   const loaded = ({ id }: { id: string }) => {

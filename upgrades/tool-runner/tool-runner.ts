@@ -127,16 +127,16 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     const picked = pick(name, opts.instance);
     if (picked && 'ok' in picked) return picked;
     const tool = picked;
-    const missing = tool ? undefined : options.missingTool?.(name);
-    if (missing && personaAllows(persona, name)) {
-      return fail(
-        'TOOL_UNAVAILABLE',
-        `[executeTool] ${name} is unavailable: its module ${missing.module} failed to load (${missing.reason})`,
-        `The tool comes back when ${missing.module} loads: the failure is listed by armature boot and on the dashboard; fix its cause and start again, or do without ${name}.`,
-        { name, module: missing.module },
-      );
-    }
     if (!tool) {
+      const missing = options.missingTool?.(name);
+      if (missing && personaAllows(persona, name)) {
+        return fail(
+          'TOOL_UNAVAILABLE',
+          `[executeTool] ${name} is unavailable: its module ${missing.module} failed to load (${missing.reason})`,
+          `The tool comes back when ${missing.module} loads: the failure is listed by armature boot and on the dashboard; fix its cause and start again, or do without ${name}.`,
+          { name, module: missing.module },
+        );
+      }
       const near = closest(name, tools.keys());
       return fail(
         'UNKNOWN_TOOL',

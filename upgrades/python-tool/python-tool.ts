@@ -225,7 +225,14 @@ export function createPythonTool(options: PythonToolOptions) {
     return result;
   }, observe);
 
-  async function waitReady(): Promise<ArmatureError | undefined> {
+  /**
+   * Waits, up to `readyTimeoutMs`, for the shared runtime to start, for a call without a session.
+   * Nothing else waits here: a started runtime is ready even while it runs (asking it again would
+   * queue behind its run), and a session's call is served by a runtime of the pool that the call
+   * itself starts, so a session never waits for the shared runtime or what it is running.
+   */
+  async function waitReady(session: string | undefined): Promise<ArmatureError | undefined> {
+    if (session !== undefined || runtime.isReady()) return undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), readyTimeoutMs)));
     try {
@@ -289,7 +296,7 @@ export function createPythonTool(options: PythonToolOptions) {
       // message yet takes them with it instead of in a call of their own.
       const modulesSynced = syncModules();
       modulesSynced.catch(() => undefined);
-      const notReady = await waitReady();
+      const notReady = await waitReady(args.session);
       if (notReady) {
         const r = failure(notReady.code, notReady.message, notReady.hint);
         record(r);
@@ -408,7 +415,7 @@ export function createPythonTool(options: PythonToolOptions) {
     },
     install_python_package: async (args: Record<string, unknown>, call: ToolCallContext) => {
       if (call.caller === 'python') throw new ArmatureError('NOT_CALLABLE_FROM_PYTHON', 'install_python_package cannot run while Python is busy calling it');
-      const notReady = await waitReady();
+      const notReady = await waitReady(call.session);
       if (notReady) throw notReady;
       const r = await runtime.installPackage(String(args.package), call.session === undefined ? {} : { session: call.session });
       if (!r.ok) throw new ArmatureError(r.error.type, `installing ${String(args.package)} failed: ${r.error.message}`, { hint: r.hint });

@@ -1,0 +1,52 @@
+// execute_python with sessions, through PythonTool over a real pool (confined child processes):
+// a session's run never waits for the shared runtime, busy or not started. Asserted by behaviour
+// (a run that completes while another is blocked), never by timing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createEventBus } from '../../src/kernel/event-bus.ts';
+import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import { createToolRunner } from '../tool-runner/tool-runner.ts';
+import { createPyodideRuntime } from '../pyodide-runtime/runtime.ts';
+import { createPythonTool } from './python-tool.ts';
+import { primeSnapshot } from '../../test/helpers/snapshot.ts';
+
+const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['gate', 'execute_python'], skills: [] };
+const gateDecl: ToolDeclaration = { name: 'gate', description: 'Waits until the test opens it.', module: 'TestKit', pythonCallable: true, inputSchema: { type: 'object', properties: {} } };
+
+let open!: () => void;
+let reached!: () => void;
+const opened = new Promise<void>((r) => (open = r));
+const entered = new Promise<void>((r) => (reached = r));
+
+const bus = createEventBus();
+const runner = createToolRunner({ bus, persona });
+const runtime = createPyodideRuntime({ poolSize: 1, defaultTimeoutMs: 60_000 }, { emit: (t, p) => bus.emit(t, p) });
+const { api: python } = createPythonTool({ runtime, runner, persona, bus, warn: () => undefined });
+runner.registerTools([gateDecl], async () => {
+  reached();
+  await opened;
+  return 'opened';
+});
+
+before(() => primeSnapshot());
+after(() => runtime.dispose());
+
+/** The run's value, or its error as text. */
+const valueOf = (r: Awaited<ReturnType<typeof python.executePython>>) => (r.ok ? r.value : `${r.error.type}: ${r.error.message}`);
+
+test("a session's first run does not start the shared runtime", async () => {
+  assert.equal(valueOf(await python.executePython({ code: '6 * 7', session: 'A' })), 42);
+  assert.equal(runtime.getState().status, 'idle', 'the shared runtime (runs without a session) was left unstarted');
+});
+
+test("a session's run completes while the shared runtime is busy with a run of its own", async () => {
+  const shared = python.executePython({ code: 'call_tool("gate")' });
+  await entered;
+  // Before, every run first asked the shared runtime whether it was ready, and that question
+  // waited behind the shared run: the session's run could not finish until the gate opened.
+  const bound = new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 30_000).unref());
+  const first = await Promise.race([python.executePython({ code: '2 + 2', session: 'A' }).then(valueOf), bound]);
+  open();
+  assert.equal(first, 4, 'the session run finished while the shared run was blocked on the gate');
+  assert.equal(valueOf(await shared), 'opened');
+});

@@ -121,11 +121,38 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     ...(host.workspace ? { workspace: host.workspace } : {}),
   };
 
+  /** Each runtime's latest update of the `tools.*` modules while it is under way, or after it failed. */
+  const updates = new Map<RuntimeCore, Promise<void>>();
+  const update = (rt: RuntimeCore, files: NonNullable<typeof modules>) => {
+    const p = rt.setPythonModules(files);
+    updates.set(rt, p);
+    p.then(
+      () => updates.get(rt) === p && updates.delete(rt),
+      () => undefined,
+    );
+  };
+  /**
+   * Waits for `rt`'s module update, if one is under way: an operation runs with the modules of
+   * when it was asked for. An update that failed (its child stopped meanwhile, say) is tried once
+   * more with the latest modules; a second failure fails the operation.
+   */
+  const updated = async (rt: RuntimeCore): Promise<void> => {
+    // The latest update: a newer one may have come while waiting for an older one.
+    for (let p = updates.get(rt); p; p = updates.get(rt)) {
+      try {
+        await p;
+      } catch {
+        if (updates.get(rt) === p && modules) await rt.setPythonModules(modules);
+      }
+      if (updates.get(rt) === p) updates.delete(rt);
+    }
+  };
+
   function spawn(): Member {
     const rt = create(memberHost);
     if (handler) rt.setToolCallHandler(handler.h, handler.observe);
     // A runtime not started yet keeps them for its start: this does not start it.
-    if (modules) void rt.setPythonModules(modules).catch(() => undefined);
+    if (modules) update(rt, modules);
     const m: Member = { rt, inflight: 0 };
     members.add(m);
     return m;
@@ -134,6 +161,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   function stop(m: Member): void {
     clearTimeout(m.timer);
     members.delete(m);
+    updates.delete(m.rt);
     const i = free.indexOf(m);
     if (i >= 0) free.splice(i, 1);
     void m.rt.dispose().catch(() => undefined);
@@ -310,7 +338,11 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
 
     execute(code, opts = {}) {
       const { session, ...rest } = opts;
-      if (session === undefined) return shared.execute(code, rest);
+      if (session === undefined) {
+        // Called at once when no update is pending: in browsers a tool's re-entry scope (the
+        // CycleError check) lasts only for the synchronous start of its handler.
+        return updates.has(shared) ? updated(shared).then(() => shared.execute(code, rest)) : shared.execute(code, rest);
+      }
       const runId = rest.runId ?? nextId('py');
       const t0 = performance.now();
       // Refused before it could wait for a runtime (the wait is bounded by the same timeout).
@@ -323,6 +355,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
         async (m) => {
           const notice = m.notice;
           m.notice = undefined;
+          await updated(m.rt);
           const r = await m.rt.execute(code, { ...rest, runId });
           return notice ? { ...r, notice: r.notice ? `${notice} ${r.notice}` : notice } : r;
         },
@@ -373,9 +406,14 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
       for (const m of members) m.rt.setToolCallHandler(h, observe);
     },
 
+    /**
+     * Every runtime takes the modules in its own turn (a busy one after its run under way), and an
+     * operation on a runtime waits for that runtime's update first. So this resolves at once: a
+     * run never waits for another runtime's run to get the modules.
+     */
     async setPythonModules(files) {
       modules = files;
-      await Promise.all([shared.setPythonModules(files), ...[...members].map((m) => m.rt.setPythonModules(files).catch(() => undefined))]);
+      for (const rt of [shared, ...[...members].map((m) => m.rt)]) update(rt, files);
     },
 
     restart: () => shared.restart(),

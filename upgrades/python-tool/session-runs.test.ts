@@ -10,23 +10,27 @@ import { createPyodideRuntime } from '../pyodide-runtime/runtime.ts';
 import { createPythonTool } from './python-tool.ts';
 import { primeSnapshot } from '../../test/helpers/snapshot.ts';
 
-const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['gate', 'execute_python'], skills: [] };
-const gateDecl: ToolDeclaration = { name: 'gate', description: 'Waits until the test opens it.', module: 'TestKit', pythonCallable: true, inputSchema: { type: 'object', properties: {} } };
+const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['gate', 'hold', 'extra', 'execute_python'], skills: [] };
+const decl = (name: string): ToolDeclaration => ({ name, description: `${name}: waits until the test opens it.`, module: 'TestKit', pythonCallable: true, inputSchema: { type: 'object', properties: {} } });
 
-let open!: () => void;
-let reached!: () => void;
-const opened = new Promise<void>((r) => (open = r));
-const entered = new Promise<void>((r) => (reached = r));
+/** A tool call that waits until the test opens it; `entered` resolves when Python reached it. */
+function gate() {
+  let open!: () => void;
+  let reached!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  const entered = new Promise<void>((r) => (reached = r));
+  return { open, entered, pass: async () => (reached(), await opened, 'opened') };
+}
+const gates = { gate: gate(), hold: gate() };
 
 const bus = createEventBus();
 const runner = createToolRunner({ bus, persona });
 const runtime = createPyodideRuntime({ poolSize: 1, defaultTimeoutMs: 60_000 }, { emit: (t, p) => bus.emit(t, p) });
 const { api: python } = createPythonTool({ runtime, runner, persona, bus, warn: () => undefined });
-runner.registerTools([gateDecl], async () => {
-  reached();
-  await opened;
-  return 'opened';
-});
+runner.registerTools([decl('gate'), decl('hold')], (name) => gates[name as keyof typeof gates].pass());
+
+/** `run`'s outcome, or 'still waiting' if it has not finished within 30 s (a failure bound, not a timing). */
+const settled = <T>(run: Promise<T>) => Promise.race([run, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 30_000).unref())]);
 
 before(() => primeSnapshot());
 after(() => runtime.dispose());
@@ -41,12 +45,22 @@ test("a session's first run does not start the shared runtime", async () => {
 
 test("a session's run completes while the shared runtime is busy with a run of its own", async () => {
   const shared = python.executePython({ code: 'call_tool("gate")' });
-  await entered;
+  await gates.gate.entered;
   // Before, every run first asked the shared runtime whether it was ready, and that question
   // waited behind the shared run: the session's run could not finish until the gate opened.
-  const bound = new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 30_000).unref());
-  const first = await Promise.race([python.executePython({ code: '2 + 2', session: 'A' }).then(valueOf), bound]);
-  open();
+  const first = await settled(python.executePython({ code: '2 + 2', session: 'A' }).then(valueOf));
+  gates.gate.open();
   assert.equal(first, 4, 'the session run finished while the shared run was blocked on the gate');
   assert.equal(valueOf(await shared), 'opened');
+});
+
+test("a tool registered while the shared runtime is busy reaches a session's run without waiting for it", async () => {
+  const shared = python.executePython({ code: 'call_tool("hold")' });
+  await gates.hold.entered;
+  runner.registerTools([decl('extra')], () => 'extra answered');
+  const first = await settled(python.executePython({ code: 'from tools.test_kit import extra\nextra()', session: 'A' }).then(valueOf));
+  gates.hold.open();
+  assert.equal(first, 'extra answered', 'the session run had the new tool module while the shared run was blocked');
+  assert.equal(valueOf(await shared), 'opened');
+  assert.equal(valueOf(await python.executePython({ code: 'from tools.test_kit import extra\nextra()' })), 'extra answered', 'the shared runtime got it too');
 });

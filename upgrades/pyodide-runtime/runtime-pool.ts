@@ -334,7 +334,10 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   const api: PyodideRuntimeApi = {
     init: () => shared.init(),
     isReady: () => shared.isReady(),
-    getState: () => ({ ...shared.getState(), pool: state() }),
+    getState: (options = {}) => {
+      const m = options.session === undefined ? undefined : sessions.get(options.session);
+      return { ...(m ?? { rt: shared }).rt.getState(), pool: state() };
+    },
 
     execute(code, opts = {}) {
       const { session, ...rest } = opts;
@@ -373,7 +376,12 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
       return within(options.session, defaultTimeoutMs, undefined, (m) => m.rt.installPackage(spec), (r) => ({ ok: false as const, error: r.refused, hint: r.hint }));
     },
 
-    listPackages: () => shared.listPackages(),
+    listPackages(options = {}) {
+      if (options.session === undefined) return shared.listPackages();
+      return within(options.session, defaultTimeoutMs, undefined, (m) => m.rt.listPackages(), (r) => {
+        throw asError(r);
+      });
+    },
 
     async syncWorkspace(direction, options = {}) {
       const { session, ...rest } = options;

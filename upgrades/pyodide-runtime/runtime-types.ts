@@ -159,8 +159,15 @@ export interface RuntimeCore {
  * `installPackage`, `syncWorkspace`, `interrupt`). Everything else concerns the shared runtime,
  * except `setToolCallHandler` and `setPythonModules` (every runtime) and `dispose` (all of them).
  */
-export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'installPackage' | 'interrupt'> {
+export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'getState' | 'installPackage' | 'listPackages' | 'interrupt'> {
+  /** The state of the shared runtime, or of `session`'s runtime when it has one; with the pool's. */
+  getState(options?: { session?: string }): RuntimeState;
   installPackage(spec: string | { fileName: string; bytes: Uint8Array }, options?: { session?: string }): Promise<InstallResult>;
+  /**
+   * The packages of `session`'s runtime (one is taken for the session if it has none: its next run
+   * uses it), or of the shared runtime.
+   */
+  listPackages(options?: { session?: string }): Promise<PackageInfo[]>;
   /** Interrupts the running code of `session`'s runtime, or of the shared runtime. */
   interrupt(session?: string): void;
   /**

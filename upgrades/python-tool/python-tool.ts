@@ -419,10 +419,15 @@ export function createPythonTool(options: PythonToolOptions) {
       if (notReady) throw notReady;
       const r = await runtime.installPackage(String(args.package), call.session === undefined ? {} : { session: call.session });
       if (!r.ok) throw new ArmatureError(r.error.type, `installing ${String(args.package)} failed: ${r.error.message}`, { hint: r.hint });
-      return { installed: r.installed, packages: runtime.getState().packages };
+      return { installed: r.installed, packages: runtime.getState(call.session === undefined ? {} : { session: call.session }).packages };
     },
     // Served from the runtime's last known list, so it is safe to call from Python while it runs.
-    list_python_packages: async () => ({ packages: runtime.getState().packages, status: runtime.getState().status }),
+    list_python_packages: async (_args: Record<string, unknown>, call: ToolCallContext) => {
+      if (call.session === undefined) return { packages: runtime.getState().packages, status: runtime.getState().status };
+      // A session's packages are its own runtime's (install_python_package with a session installs there).
+      const packages = await runtime.listPackages({ session: call.session });
+      return { packages, status: runtime.getState({ session: call.session }).status };
+    },
     list_skills: async () => ({ skills: api.listSkills(), index: api.getSkillIndex() }),
     read_skill: async (args: Record<string, unknown>) => ({ namespace: String(args.namespace), markdown: api.readSkill(String(args.namespace)) }),
   };

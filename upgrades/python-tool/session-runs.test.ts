@@ -3,14 +3,18 @@
 // (a run that completes while another is blocked), never by timing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { createToolRunner } from '../tool-runner/tool-runner.ts';
 import { createPyodideRuntime } from '../pyodide-runtime/runtime.ts';
 import { createPythonTool } from './python-tool.ts';
 import { primeSnapshot } from '../../test/helpers/snapshot.ts';
+import { tempDir } from '../../test/helpers/temp-dir.ts';
+import { buildWheel } from '../../test/helpers/wheel.ts';
 
-const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['gate', 'hold', 'extra', 'execute_python'], skills: [] };
+const persona: Persona = { id: 'p', name: 'Test persona', description: 'd', upgrades: [], tools: ['gate', 'hold', 'extra', 'execute_python', 'install_python_package', 'list_python_packages'], skills: [] };
 const decl = (name: string): ToolDeclaration => ({ name, description: `${name}: waits until the test opens it.`, module: 'TestKit', pythonCallable: true, inputSchema: { type: 'object', properties: {} } });
 
 /** A tool call that waits until the test opens it; `entered` resolves when Python reached it. */
@@ -26,8 +30,15 @@ const gates = { gate: gate(), hold: gate() };
 const bus = createEventBus();
 const runner = createToolRunner({ bus, persona });
 const runtime = createPyodideRuntime({ poolSize: 1, defaultTimeoutMs: 60_000 }, { emit: (t, p) => bus.emit(t, p) });
-const { api: python } = createPythonTool({ runtime, runner, persona, bus, warn: () => undefined });
+const { api: python, tools } = createPythonTool({ runtime, runner, persona, bus, warn: () => undefined });
 runner.registerTools([decl('gate'), decl('hold')], (name) => gates[name as keyof typeof gates].pass());
+runner.registerTools(
+  [
+    { ...decl('install_python_package'), module: 'PythonTool', pythonCallable: false, inputSchema: { type: 'object', properties: { package: { type: 'string' } } } },
+    { ...decl('list_python_packages'), module: 'PythonTool' },
+  ],
+  (name, args, call) => (tools as Record<string, (a: Record<string, unknown>, c: typeof call) => unknown>)[name]!(args, call),
+);
 
 /** `run`'s outcome, or 'still waiting' if it has not finished within 30 s (a failure bound, not a timing). */
 const settled = <T>(run: Promise<T>) => Promise.race([run, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 30_000).unref())]);
@@ -63,4 +74,24 @@ test("a tool registered while the shared runtime is busy reaches a session's run
   assert.equal(first, 'extra answered', 'the session run had the new tool module while the shared run was blocked');
   assert.equal(valueOf(await shared), 'opened');
   assert.equal(valueOf(await python.executePython({ code: 'from tools.test_kit import extra\nextra()' })), 'extra answered', 'the shared runtime got it too');
+});
+
+test("a session's packages are its own runtime's: installed there, listed there", async () => {
+  const wheel = await buildWheel('armature_fixture_session', '2.0.0', 'VALUE = 1\n');
+  const path = join(tempDir('session-wheel'), wheel.fileName);
+  writeFileSync(path, wheel.bytes);
+  await runtime.endSession('A'); // the pool's one runtime, for session B
+  const installed = await runner.executeTool('install_python_package', { package: path }, { caller: 'test', session: 'B' });
+  assert.ok(installed.ok, JSON.stringify(installed));
+  const after = (installed.value as { packages: { name: string }[] }).packages.map((p) => p.name);
+  assert.ok(after.includes('armature_fixture_session'), `the install answers with the session's packages: ${after.join(', ')}`);
+  const names = async (session?: string) => {
+    const r = await runner.executeTool<{ packages: { name: string }[]; status: string }>('list_python_packages', {}, session === undefined ? { caller: 'test' } : { caller: 'test', session });
+    assert.ok(r.ok, JSON.stringify(r));
+    return { names: r.value.packages.map((p) => p.name), status: r.value.status };
+  };
+  const ofB = await names('B');
+  assert.ok(ofB.names.includes('armature_fixture_session'), `session B lists what it installed: ${ofB.names.join(', ')}`);
+  assert.equal(ofB.status, 'ready');
+  assert.ok(!(await names()).names.includes('armature_fixture_session'), 'the shared runtime did not get it');
 });

@@ -150,12 +150,18 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
 
   function spawn(): Member {
     const rt = create(memberHost);
-    if (handler) rt.setToolCallHandler(handler.h, handler.observe);
+    const m: Member = { rt, inflight: 0 };
+    if (handler) connect(m);
     // A runtime not started yet keeps them for its start: this does not start it.
     if (modules) update(rt, modules);
-    const m: Member = { rt, inflight: 0 };
     members.add(m);
     return m;
+  }
+
+  /** Gives `m` the tool-call handler, telling it the session `m` serves at the time of each call. */
+  function connect(m: Member): void {
+    const h = handler?.h;
+    m.rt.setToolCallHandler(h && ((name, args, instance) => h(name, args, instance, m.session)), handler?.observe);
   }
 
   function stop(m: Member): void {
@@ -378,6 +384,10 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
 
     listPackages(options = {}) {
       if (options.session === undefined) return shared.listPackages();
+      // A started runtime of the session answers from its last known list: asking it would wait
+      // behind its run, which may be the one asking (Python's call_tool, in browsers too).
+      const bound = sessions.get(options.session);
+      if (bound?.rt.isReady()) return Promise.resolve(bound.rt.getState().packages);
       return within(options.session, defaultTimeoutMs, undefined, (m) => m.rt.listPackages(), (r) => {
         throw asError(r);
       });
@@ -411,7 +421,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     setToolCallHandler(h, observe) {
       handler = observe ? { h, observe } : { h };
       shared.setToolCallHandler(h, observe);
-      for (const m of members) m.rt.setToolCallHandler(h, observe);
+      for (const m of members) connect(m);
     },
 
     /**

@@ -25,6 +25,8 @@ export type ToolCallHandler = (
   name: string,
   args: unknown,
   instance?: string,
+  /** The session whose runtime of the pool made the call; none for the shared runtime. */
+  session?: string,
 ) => Promise<{ ok: true; value: unknown } | { ok: false; error: { code: string; message: string }; hint?: string }>;
 
 /** One answered `call_tool`, as the bridge saw it. */

@@ -206,7 +206,7 @@ export function createPythonTool(options: PythonToolOptions) {
       warn(`[tool-bridge] call_tool("${call.name}") took ${call.durationMs.toFixed(0)} ms (threshold ${slowCallMs} ms)`);
     }
   };
-  runtime.setToolCallHandler(async (name, args, instance): Promise<ToolResult> => {
+  runtime.setToolCallHandler(async (name, args, instance, session): Promise<ToolResult> => {
     const decl = runner.getToolDeclaration(name);
     let result: ToolResult;
     if (decl && !decl.pythonCallable) {
@@ -220,7 +220,8 @@ export function createPythonTool(options: PythonToolOptions) {
         durationMs: 0,
       };
     } else {
-      result = await runner.executeTool(name, args, instance === undefined ? { caller: 'python' } : { caller: 'python', instance });
+      // The call belongs to the session whose runtime made it (its packages, its state), as the run did.
+      result = await runner.executeTool(name, args, { caller: 'python', ...(instance === undefined ? {} : { instance }), ...(session === undefined ? {} : { session }) });
     }
     return result;
   }, observe);

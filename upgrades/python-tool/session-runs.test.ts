@@ -94,4 +94,7 @@ test("a session's packages are its own runtime's: installed there, listed there"
   assert.ok(ofB.names.includes('armature_fixture_session'), `session B lists what it installed: ${ofB.names.join(', ')}`);
   assert.equal(ofB.status, 'ready');
   assert.ok(!(await names()).names.includes('armature_fixture_session'), 'the shared runtime did not get it');
+  // Python's own call_tool belongs to the session whose runtime runs it.
+  const fromPython = await python.executePython({ code: '[p["name"] for p in call_tool("list_python_packages")["packages"]]', session: 'B' });
+  assert.ok(fromPython.ok && (fromPython.value as string[]).includes('armature_fixture_session'), `call_tool from session B's run: ${JSON.stringify(fromPython).slice(0, 300)}`);
 });

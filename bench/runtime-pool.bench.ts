@@ -6,8 +6,10 @@
 // repetitions; the CPU the host and the children used for it (each side does ~25 µs of work per
 // call_tool and spins between calls, since waking a sleeping thread costs more on virtual
 // machines; the host's one thread serves every runtime); the same for 200 runs of Python alone (no
-// call_tool), where the runtimes share nothing; and the resident memory one idle runtime adds
-// (the RSS of its child process).
+// call_tool), where the runtimes share nothing; the same for 200 runs of a constant (the per-run
+// path alone: a runtime bound to the session, the run sent and answered, its globals reset after,
+// each a message through the child's main thread and its worker); and the resident memory one
+// idle runtime adds (the RSS of its child process).
 import { boot, type ArmatureSystem } from '../src/index.ts';
 import { CLOCK_TICK_MS, childPids, cpuTicks, residentBytes } from '../src/platform/linux-proc.ts';
 import { tempDir } from '../test/helpers/temp-dir.ts';
@@ -23,6 +25,8 @@ const CODE = `n = 0\nfor i in range(${CALLS}):\n    n += len(call_tool("read_fil
 /** Python alone, ~10 ms a run: no call_tool, so nothing of the host's is shared between runtimes. */
 const COMPUTE = 'n = 0\nfor i in range(20000):\n    n += len(str(i)) * 3 % 7\nn';
 const COMPUTE_VALUE = 57370;
+/** The per-run path alone (a session bound, the run sent and answered, the session's globals reset): no Python work, no call_tool. */
+const CONSTANT = '4';
 /** Resident memory of this process's children, by pid, in bytes (Linux `/proc`; empty elsewhere). */
 function childRss(): Map<number, number> {
   const out = new Map<number, number>();
@@ -74,6 +78,7 @@ interface Measured {
   hostCpu: number[];
   childCpu: number[];
   compute: number[];
+  constant: number[];
   idleRss: number[];
 }
 
@@ -92,7 +97,7 @@ async function measure(size: number): Promise<Measured> {
     // Warm-up: every runtime of the pool started (from the start-up snapshot) and used once.
     await burst(sys, 'warm');
     const idle = [...childRss()].filter(([pid]) => !before.has(pid)).map(([, rss]) => rss);
-    const m: Measured = { totals: [], p50: [], p99: [], hostCpu: [], childCpu: [], compute: [], idleRss: idle };
+    const m: Measured = { totals: [], p50: [], p99: [], hostCpu: [], childCpu: [], compute: [], constant: [], idleRss: idle };
     await burst(sys, 'warm-compute', COMPUTE, COMPUTE_VALUE);
     for (let r = 0; r < REPEATS; r++) {
       const b = await burst(sys, `r${r}`);
@@ -102,6 +107,7 @@ async function measure(size: number): Promise<Measured> {
       m.hostCpu.push(b.hostCpuMs);
       m.childCpu.push(b.childCpuMs);
       m.compute.push((await burst(sys, `c${r}`, COMPUTE, COMPUTE_VALUE)).totalMs);
+      m.constant.push((await burst(sys, `k${r}`, CONSTANT, 4)).totalMs);
     }
     return m;
   } finally {
@@ -115,6 +121,7 @@ export async function run(): Promise<BenchRow[]> {
   for (const size of SIZES) results.set(size, await measure(size));
   const single = percentile(results.get(1)!.totals, 50);
   const singleCompute = percentile(results.get(1)!.compute, 50);
+  const singleConstant = percentile(results.get(1)!.constant, 50);
   for (const size of SIZES) {
     const m = results.get(size)!;
     const name = `pool of ${size}`;
@@ -125,12 +132,14 @@ export async function run(): Promise<BenchRow[]> {
       medianRow(suite, `${name}: host CPU for the ${RUNS * CALLS} call_tool runs`, m.hostCpu, 'ms'),
       medianRow(suite, `${name}: children's CPU for them`, m.childCpu, 'ms'),
       medianRow(suite, `${name}: ${RUNS} runs of Python alone, all done`, m.compute, 'ms'),
+      medianRow(suite, `${name}: ${RUNS} runs of a constant (the per-run path), all done`, m.constant, 'ms'),
     );
     if (m.idleRss.length) rows.push(medianRow(suite, `${name}: RSS per idle runtime (child process)`, m.idleRss.map((b) => b / 1024 / 1024), 'MB'));
     if (size !== 1) {
       rows.push(
         medianRow(suite, `${name}: call_tool runs, relative to pool of 1`, m.totals.map((t) => t / single), 'x'),
         medianRow(suite, `${name}: Python alone, relative to pool of 1`, m.compute.map((t) => t / singleCompute), 'x'),
+        medianRow(suite, `${name}: the per-run path, relative to pool of 1`, m.constant.map((t) => t / singleConstant), 'x'),
       );
     }
   }

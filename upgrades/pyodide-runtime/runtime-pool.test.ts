@@ -120,6 +120,19 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       assert.equal(value(await blocked), 2, 'the run under way finished on its own globals');
     }));
 
+  test("a session ended during its run still has its runtime's packages and state until the run ends", () =>
+    withPool({ poolSize: 1 }, async (p, g) => {
+      const blocked = p.rt.execute('call_tool("gate")', { session: 'S' });
+      await g.reached;
+      await p.rt.endSession('S');
+      // Not a new runtime for S (the pool's only one is the one finishing S's run): that one's list, at once.
+      const listed = await Promise.race([p.rt.listPackages({ session: 'S' }), new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 30_000).unref())]);
+      assert.ok(Array.isArray(listed), `the packages of the runtime finishing S's run: ${JSON.stringify(listed)}`);
+      assert.notEqual(p.rt.getState({ session: 'S' }).status, 'idle', "that runtime's state, not the (never started) shared one's");
+      g.open();
+      assert.equal(value(await blocked), 'opened');
+    }));
+
   test('past the queue limit a run is refused with RUNTIME_BUSY; the pool stays usable', () =>
     withPool({ poolSize: 1, poolQueueLimit: 1 }, async (p, g) => {
       assert.equal(value(await p.rt.execute('secret = "a"', { session: 'A' })), null);

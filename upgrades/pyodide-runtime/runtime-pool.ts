@@ -158,6 +158,11 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     return m;
   }
 
+  /** The runtime serving `session`: bound to it, or still finishing its run after the session ended. */
+  function serving(session: string): Member | undefined {
+    return sessions.get(session) ?? [...members].find((m) => m.session === session);
+  }
+
   /** Gives `m` the tool-call handler, telling it the session `m` serves at the time of each call. */
   function connect(m: Member): void {
     const h = handler?.h;
@@ -341,7 +346,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     init: () => shared.init(),
     isReady: () => shared.isReady(),
     getState: (options = {}) => {
-      const m = options.session === undefined ? undefined : sessions.get(options.session);
+      const m = options.session === undefined ? undefined : serving(options.session);
       return { ...(m ?? { rt: shared }).rt.getState(), pool: state() };
     },
 
@@ -384,10 +389,10 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
 
     listPackages(options = {}) {
       if (options.session === undefined) return shared.listPackages();
-      // A started runtime of the session answers from its last known list: asking it would wait
-      // behind its run, which may be the one asking (Python's call_tool, in browsers too).
-      const bound = sessions.get(options.session);
-      if (bound?.rt.isReady()) return Promise.resolve(bound.rt.getState().packages);
+      // A runtime running the session's code answers from its last known list: asking it would
+      // wait behind the run, which may be the one asking (Python's call_tool, in browsers too).
+      const busy = serving(options.session);
+      if (busy && busy.inflight > 0) return Promise.resolve(busy.rt.getState().packages);
       return within(options.session, defaultTimeoutMs, undefined, (m) => m.rt.listPackages(), (r) => {
         throw asError(r);
       });

@@ -73,6 +73,17 @@ describe('python-tool-widget', () => {
     await settle(f.el);
     expect(stateOf(f.el)).to.equal('idle');
     expect(text(f.el)).not.to.match(/sessions? running/);
+    // Only sessions ran: the shared runtime never started, the pool's runtimes are up.
+    f.setRuntime({ status: 'idle', pool: { ...pool, busy: 1, queued: 0 } });
+    f.bus.emit('python:pool', { ...pool, busy: 1, queued: 0 });
+    await settle(f.el);
+    expect(stateOf(f.el)).to.equal('active');
+    expect(text(f.el)).to.match(/Python ready · 1 session running/);
+    f.setRuntime({ status: 'idle', pool: { ...pool, busy: 0, queued: 0 } });
+    f.bus.emit('python:pool', { ...pool, busy: 0, queued: 0 });
+    await settle(f.el);
+    expect(stateOf(f.el), 'not loading: Python is up in the pool').to.equal('idle');
+    expect(text(f.el)).to.match(/Python ready/);
     f.setRuntime({ status: 'ready' });
     f.setStats({ executions: 4, successes: 3, failures: 1, successRate: 0.75, meanMs: 12.4, errors: [{ type: 'ValueError', message: 'bad', at: Date.now() }], lastExecution: { at: Date.now(), ok: false, durationMs: 9 } });
     f.bus.emit('python-tool:executed', { runId: 'r', ok: false, durationMs: 9, errorType: 'ValueError' });

@@ -39,8 +39,10 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
     // Sessions (agent runs, MCP sessions) run on the pool's runtimes, not on the shared one.
     const sessionRuns = rt.pool?.busy ?? 0;
     const busy = rt.status === 'busy' || sessionRuns > 0;
-    const state = rt.status === 'error' ? 'error' : busy ? 'active' : rt.status === 'ready' ? (s.lastExecution && !s.lastExecution.ok ? 'warning' : 'idle') : 'loading';
-    const ready = rt.status === 'ready' || rt.status === 'busy' ? 'Python ready' : `Python ${rt.status}`;
+    // When only sessions ran, the shared runtime never started: Python is up in the pool's runtimes.
+    const up = rt.status === 'ready' || rt.status === 'busy' || (rt.status === 'idle' && (rt.pool?.workers ?? 0) > 0);
+    const state = rt.status === 'error' ? 'error' : busy ? 'active' : up ? (s.lastExecution && !s.lastExecution.ok ? 'warning' : 'idle') : 'loading';
+    const ready = up ? 'Python ready' : `Python ${rt.status}`;
     return {
       state,
       primaryMetric: counted(s.executions, 'execution'),

@@ -114,11 +114,18 @@ export async function runAgentCommand(sys: ArmatureSystem, args: { goal: string;
       }),
     );
     let pythonStarting = false;
+    const starting = () => {
+      if (pythonStarting) return;
+      pythonStarting = true;
+      line('    … starting Python (its first run takes a few seconds)');
+    };
+    subs.push(sys.bus.on('python:progress', (p) => p.stage !== 'ready' && starting()));
+    // The agent's runs are a session: their runtime starts in the pool, seen as one more worker.
+    let workers = sys.bus.history(['python:pool']).at(-1)?.payload.workers ?? 0;
     subs.push(
-      sys.bus.on('python:progress', (p) => {
-        if (pythonStarting || p.stage === 'ready') return;
-        pythonStarting = true;
-        line('    … starting Python (its first run takes a few seconds)');
+      sys.bus.on('python:pool', (p) => {
+        if (p.workers > workers) starting();
+        workers = p.workers;
       }),
     );
     subs.push(sys.bus.on('agent:request-failed', (p) => line(`  ! the model request failed (${p.message})${p.willRetry ? `; retrying (attempt ${p.attempt})` : ''}`)));

@@ -30,6 +30,8 @@ test('agent streams the answer and one line per tool call (Python output under i
   assert.match(r.out, /I will compute it in Python\./);
   assert.match(r.out, new RegExp(SUM_ANSWER.replace(/[.;]/g, '\\$&')));
   assert.match(r.err, /→ execute_python \{"code":"numbers = /);
+  // The agent's runs are a session: Python starts for it in the pool, and the newcomer is told.
+  assert.match(r.err, /→ execute_python [^\n]*\n\s*… starting Python \(its first run takes a few seconds\)\n/);
   assert.match(r.err, /│ sum of 5 numbers: 50/);
   assert.match(r.err, /✓ execute_python ok \(\d+ ms\)/);
   assert.match(r.err, /\[answered · 2 steps · 1900 in \/ 75 out tokens · run-/);

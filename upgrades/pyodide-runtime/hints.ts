@@ -19,7 +19,9 @@ export function hintFor(error: PythonErrorInfo): string | undefined {
     case 'ToolError':
       return 'A tool called from Python failed: see the message, fix the arguments and retry.';
     case 'RuntimeNotReady':
-      return 'The Python runtime is starting or restarting: retry in a moment.';
+      return /disposed/.test(error.message)
+        ? 'The Python runtime was disposed: create a new one.'
+        : 'Python is not running: it is starting or restarting (retry in a moment), or it could not start (the message says why: fix that, then restart it from the PyodideRuntime widget or with restart()).';
     case 'WorkerCrashed':
       return 'The Python worker crashed during the run (for example out of memory); it was restarted: globals, imports and installed packages were lost.';
     case 'OverflowError':

@@ -98,3 +98,17 @@ test("a session's packages are its own runtime's: installed there, listed there"
   const fromPython = await python.executePython({ code: '[p["name"] for p in call_tool("list_python_packages")["packages"]]', session: 'B' });
   assert.ok(fromPython.ok && (fromPython.value as string[]).includes('armature_fixture_session'), `call_tool from session B's run: ${JSON.stringify(fromPython).slice(0, 300)}`);
 });
+
+test("a session whose runtime cannot start gets the cause and what to do, at once", async () => {
+  const broken = createPyodideRuntime({ indexURL: '/nonexistent/pyodide/' }, { emit: () => undefined });
+  const tool = createPythonTool({ runtime: broken, runner: createToolRunner({ bus: createEventBus(), persona }), persona, bus: createEventBus(), warn: () => undefined });
+  try {
+    const r = await settled(tool.api.executePython({ code: '1', session: 'S' }));
+    assert.ok(r !== 'still waiting' && !r.ok, JSON.stringify(r).slice(0, 300));
+    assert.equal(r.error.type, 'RuntimeNotReady');
+    assert.match(r.error.message, /nonexistent\/pyodide/, 'names what is missing');
+    assert.match(r.hint ?? '', /could not start \(the message says why: fix that, then restart it/);
+  } finally {
+    await broken.dispose();
+  }
+});

@@ -83,8 +83,8 @@ test("a session's packages are its own runtime's: installed there, listed there"
   await runtime.endSession('A'); // the pool's one runtime, for session B
   const installed = await runner.executeTool('install_python_package', { package: path }, { caller: 'test', session: 'B' });
   assert.ok(installed.ok, JSON.stringify(installed));
-  const after = (installed.value as { packages: { name: string }[] }).packages.map((p) => p.name);
-  assert.ok(after.includes('armature_fixture_session'), `the install answers with the session's packages: ${after.join(', ')}`);
+  const listedNow = (installed.value as { packages: { name: string }[] }).packages.map((p) => p.name);
+  assert.ok(listedNow.includes('armature_fixture_session'), `the install answers with the session's packages: ${listedNow.join(', ')}`);
   const names = async (session?: string) => {
     const r = await runner.executeTool<{ packages: { name: string }[]; status: string }>('list_python_packages', {}, session === undefined ? { caller: 'test' } : { caller: 'test', session });
     assert.ok(r.ok, JSON.stringify(r));

@@ -63,27 +63,27 @@ describe('python-tool-widget', () => {
     expect(stateOf(f.el)).to.equal('active');
     // Runs in sessions (on the pool's runtimes) keep the card active while the shared runtime idles.
     const pool = { size: 2, workers: 2, busy: 2, sessions: 3, queued: 1, queueLimit: 64 };
-    f.setRuntime({ status: 'ready', pool });
-    f.bus.emit('python:pool', pool);
-    await settle(f.el);
-    expect(stateOf(f.el)).to.equal('active');
-    expect(text(f.el)).to.match(/Python ready · 2 sessions running/);
-    f.setRuntime({ status: 'ready', pool: { ...pool, busy: 0, queued: 0 } });
-    f.bus.emit('python:pool', { ...pool, busy: 0, queued: 0 });
-    await settle(f.el);
-    expect(stateOf(f.el)).to.equal('idle');
-    expect(text(f.el)).not.to.match(/sessions? running/);
+    /** The shared runtime's status and the pool's busy runtimes, as the widget learns them. */
+    const poolNow = async (status: RuntimeState['status'], busy: number) => {
+      const state = { ...pool, busy, queued: busy ? pool.queued : 0 };
+      f.setRuntime({ status, pool: state });
+      f.bus.emit('python:pool', state);
+      await settle(f.el);
+      return { state: stateOf(f.el), text: text(f.el) };
+    };
+    let now = await poolNow('ready', 2);
+    expect(now.state).to.equal('active');
+    expect(now.text).to.match(/Python ready · 2 sessions running/);
+    now = await poolNow('ready', 0);
+    expect(now.state).to.equal('idle');
+    expect(now.text).not.to.match(/sessions? running/);
     // Only sessions ran: the shared runtime never started, the pool's runtimes are up.
-    f.setRuntime({ status: 'idle', pool: { ...pool, busy: 1, queued: 0 } });
-    f.bus.emit('python:pool', { ...pool, busy: 1, queued: 0 });
-    await settle(f.el);
-    expect(stateOf(f.el)).to.equal('active');
-    expect(text(f.el)).to.match(/Python ready · 1 session running/);
-    f.setRuntime({ status: 'idle', pool: { ...pool, busy: 0, queued: 0 } });
-    f.bus.emit('python:pool', { ...pool, busy: 0, queued: 0 });
-    await settle(f.el);
-    expect(stateOf(f.el), 'not loading: Python is up in the pool').to.equal('idle');
-    expect(text(f.el)).to.match(/Python ready/);
+    now = await poolNow('idle', 1);
+    expect(now.state).to.equal('active');
+    expect(now.text).to.match(/Python ready · 1 session running/);
+    now = await poolNow('idle', 0);
+    expect(now.state, 'not loading: Python is up in the pool').to.equal('idle');
+    expect(now.text).to.match(/Python ready/);
     f.setRuntime({ status: 'ready' });
     f.setStats({ executions: 4, successes: 3, failures: 1, successRate: 0.75, meanMs: 12.4, errors: [{ type: 'ValueError', message: 'bad', at: Date.now() }], lastExecution: { at: Date.now(), ok: false, durationMs: 9 } });
     f.bus.emit('python-tool:executed', { runId: 'r', ok: false, durationMs: 9, errorType: 'ValueError' });

@@ -347,7 +347,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     isReady: () => shared.isReady(),
     getState: (options = {}) => {
       const m = options.session === undefined ? undefined : serving(options.session);
-      return { ...(m ?? { rt: shared }).rt.getState(), pool: state() };
+      return { ...(m?.rt ?? shared).getState(), pool: state() };
     },
 
     execute(code, opts = {}) {

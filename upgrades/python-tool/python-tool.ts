@@ -131,6 +131,9 @@ export interface PythonToolApi {
   interrupt(session?: string): void;
 }
 
+/** `{ session }` for calls and runs of a session, `{}` for the shared runtime's. */
+const inSession = (session: string | undefined): { session?: string } => (session === undefined ? {} : { session });
+
 const INIT_SOURCE = '"""Armature tools by namespace: from tools.workspace import read_file."""\n';
 
 /**
@@ -221,7 +224,7 @@ export function createPythonTool(options: PythonToolOptions) {
       };
     } else {
       // The call belongs to the session whose runtime made it (its packages, its state), as the run did.
-      result = await runner.executeTool(name, args, { caller: 'python', ...(instance === undefined ? {} : { instance }), ...(session === undefined ? {} : { session }) });
+      result = await runner.executeTool(name, args, { caller: 'python', ...(instance === undefined ? {} : { instance }), ...inSession(session) });
     }
     return result;
   }, observe);
@@ -304,7 +307,7 @@ export function createPythonTool(options: PythonToolOptions) {
         return r;
       }
       const installed: string[] = [];
-      const session = args.session === undefined ? {} : { session: args.session };
+      const session = inSession(args.session);
       for (const pkg of args.install_packages ?? []) {
         const r = await runtime.installPackage(pkg, session);
         if (!r.ok) {
@@ -400,7 +403,7 @@ export function createPythonTool(options: PythonToolOptions) {
       const { runId: _ignored, session: _notFromArgs, ...fromAgent } = args as unknown as ExecutePythonArgs;
       // The call's id tags the run's output, so a caller that chose it (the MCP server) can
       // stream that run's output; cancelling or timing out the call interrupts the run.
-      const r = await api.executePython({ ...fromAgent, runId: call.callId, signal: call.signal, ...(call.session === undefined ? {} : { session: call.session }) });
+      const r = await api.executePython({ ...fromAgent, runId: call.callId, signal: call.signal, ...inSession(call.session) });
       if (!r.ok) {
         const details: ExecutePythonErrorDetails = { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr, executionTime: r.executionTime };
         if (r.error.line !== undefined) details.line = r.error.line;
@@ -418,16 +421,15 @@ export function createPythonTool(options: PythonToolOptions) {
       if (call.caller === 'python') throw new ArmatureError('NOT_CALLABLE_FROM_PYTHON', 'install_python_package cannot run while Python is busy calling it');
       const notReady = await waitReady(call.session);
       if (notReady) throw notReady;
-      const r = await runtime.installPackage(String(args.package), call.session === undefined ? {} : { session: call.session });
+      const r = await runtime.installPackage(String(args.package), inSession(call.session));
       if (!r.ok) throw new ArmatureError(r.error.type, `installing ${String(args.package)} failed: ${r.error.message}`, { hint: r.hint });
-      return { installed: r.installed, packages: runtime.getState(call.session === undefined ? {} : { session: call.session }).packages };
+      return { installed: r.installed, packages: runtime.getState(inSession(call.session)).packages };
     },
-    // Served from the runtime's last known list, so it is safe to call from Python while it runs.
+    // The shared runtime's last known list, or the session's own runtime's (the pool answers a
+    // running one from its list too), so it is safe to call from Python while it runs.
     list_python_packages: async (_args: Record<string, unknown>, call: ToolCallContext) => {
-      if (call.session === undefined) return { packages: runtime.getState().packages, status: runtime.getState().status };
-      // A session's packages are its own runtime's (install_python_package with a session installs there).
-      const packages = await runtime.listPackages({ session: call.session });
-      return { packages, status: runtime.getState({ session: call.session }).status };
+      const packages = call.session === undefined ? runtime.getState().packages : await runtime.listPackages(inSession(call.session));
+      return { packages, status: runtime.getState(inSession(call.session)).status };
     },
     list_skills: async () => ({ skills: api.listSkills(), index: api.getSkillIndex() }),
     read_skill: async (args: Record<string, unknown>) => ({ namespace: String(args.namespace), markdown: api.readSkill(String(args.namespace)) }),

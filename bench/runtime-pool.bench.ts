@@ -5,13 +5,14 @@
 // latency (submitted -> result, so waiting for a runtime counts), medians and ranges over several
 // repetitions; the CPU the host and the children used for it (each side does ~25 µs of work per
 // call_tool and spins between calls, since waking a sleeping thread costs more on virtual
-// machines; the host's one thread serves every runtime); the same for 200 runs of Python alone (no
+// machines; the host's one thread serves every runtime) and the time their threads were ready to
+// run but waited for a core (the cost of more busy threads than cores); the same for 200 runs of Python alone (no
 // call_tool), where the runtimes share nothing; the same for 200 runs of a constant (the per-run
 // path alone: a runtime bound to the session, the run sent and answered, its globals reset after,
 // each a message through the child's main thread and its worker); and the resident memory one
 // idle runtime adds (the RSS of its child process).
 import { boot, type ArmatureSystem } from '../src/index.ts';
-import { CLOCK_TICK_MS, childPids, cpuTicks, residentBytes } from '../src/platform/linux-proc.ts';
+import { CLOCK_TICK_MS, childPids, cpuTicks, residentBytes, schedTimes } from '../src/platform/linux-proc.ts';
 import { tempDir } from '../test/helpers/temp-dir.ts';
 import { medianRow, percentile, type BenchRow } from './types.ts';
 
@@ -38,6 +39,11 @@ function childRss(): Map<number, number> {
   return out;
 }
 
+/** Time the threads of this process's children waited for a core so far, in ms (Linux with scheduler statistics; 0 elsewhere). */
+function childWaitMs(): number {
+  return childPids().reduce((ms, pid) => ms + (schedTimes(pid)?.waitMs ?? 0), 0);
+}
+
 /** CPU time this process's children used so far, in ms (Linux `/proc`; 0 elsewhere). */
 function childCpuMs(): number {
   return childPids().reduce((ms, pid) => ms + (cpuTicks(pid) ?? 0) * CLOCK_TICK_MS, 0);
@@ -48,12 +54,16 @@ interface Burst {
   latencies: number[];
   hostCpuMs: number;
   childCpuMs: number;
+  hostWaitMs: number;
+  childWaitMs: number;
 }
 
 /** One burst: 200 runs of `code` at once, each in a session of its own that ends with it. */
 async function burst(sys: ArmatureSystem, tag: string, code = CODE, expected = CALLS * 4): Promise<Burst> {
   const c0 = process.cpuUsage();
   const k0 = childCpuMs();
+  const hw0 = schedTimes(process.pid)?.waitMs ?? 0;
+  const kw0 = childWaitMs();
   const t0 = performance.now();
   const latencies: number[] = [];
   await Promise.all(
@@ -68,7 +78,8 @@ async function burst(sys: ArmatureSystem, tag: string, code = CODE, expected = C
   );
   const totalMs = performance.now() - t0;
   const c = process.cpuUsage(c0);
-  return { totalMs, latencies, hostCpuMs: (c.user + c.system) / 1000, childCpuMs: childCpuMs() - k0 };
+  const hostWaitMs = (schedTimes(process.pid)?.waitMs ?? 0) - hw0;
+  return { totalMs, latencies, hostCpuMs: (c.user + c.system) / 1000, childCpuMs: childCpuMs() - k0, hostWaitMs, childWaitMs: childWaitMs() - kw0 };
 }
 
 interface Measured {
@@ -77,6 +88,8 @@ interface Measured {
   p99: number[];
   hostCpu: number[];
   childCpu: number[];
+  hostWait: number[];
+  childWait: number[];
   compute: number[];
   constant: number[];
   idleRss: number[];
@@ -97,7 +110,7 @@ async function measure(size: number): Promise<Measured> {
     // Warm-up: every runtime of the pool started (from the start-up snapshot) and used once.
     await burst(sys, 'warm');
     const idle = [...childRss()].filter(([pid]) => !before.has(pid)).map(([, rss]) => rss);
-    const m: Measured = { totals: [], p50: [], p99: [], hostCpu: [], childCpu: [], compute: [], constant: [], idleRss: idle };
+    const m: Measured = { totals: [], p50: [], p99: [], hostCpu: [], childCpu: [], hostWait: [], childWait: [], compute: [], constant: [], idleRss: idle };
     await burst(sys, 'warm-compute', COMPUTE, COMPUTE_VALUE);
     for (let r = 0; r < REPEATS; r++) {
       const b = await burst(sys, `r${r}`);
@@ -106,6 +119,8 @@ async function measure(size: number): Promise<Measured> {
       m.p99.push(percentile(b.latencies, 99));
       m.hostCpu.push(b.hostCpuMs);
       m.childCpu.push(b.childCpuMs);
+      m.hostWait.push(b.hostWaitMs);
+      m.childWait.push(b.childWaitMs);
       m.compute.push((await burst(sys, `c${r}`, COMPUTE, COMPUTE_VALUE)).totalMs);
       m.constant.push((await burst(sys, `k${r}`, CONSTANT, 4)).totalMs);
     }
@@ -131,6 +146,8 @@ export async function run(): Promise<BenchRow[]> {
       medianRow(suite, `${name}: per-run latency p99`, m.p99, 'ms'),
       medianRow(suite, `${name}: host CPU for the ${RUNS * CALLS} call_tool runs`, m.hostCpu, 'ms'),
       medianRow(suite, `${name}: children's CPU for them`, m.childCpu, 'ms'),
+      medianRow(suite, `${name}: host threads' time waiting for a core meanwhile`, m.hostWait, 'ms'),
+      medianRow(suite, `${name}: children's threads' time waiting for a core`, m.childWait, 'ms'),
       medianRow(suite, `${name}: ${RUNS} runs of Python alone, all done`, m.compute, 'ms'),
       medianRow(suite, `${name}: ${RUNS} runs of a constant (the per-run path), all done`, m.constant, 'ms'),
     );

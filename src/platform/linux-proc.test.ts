@@ -4,10 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
-import { CLOCK_TICK_MS, childPids, commandLine, cpuTicks, residentBytes } from './linux-proc.ts';
+import { CLOCK_TICK_MS, childPids, commandLine, cpuTicks, residentBytes, schedTimes } from './linux-proc.ts';
 
 const linux = existsSync('/proc/self/stat');
+const schedstat = existsSync('/proc/self/schedstat');
 
 /** The child: fills 64 MiB, burns 200 ms of CPU, reports what it used, then waits to be killed. */
 const CHILD = `
@@ -58,4 +60,23 @@ test('this process reads as itself: its resident memory and CPU time agree with 
   const c = process.cpuUsage();
   assert.ok(ticks * CLOCK_TICK_MS <= (c.user + c.system) / 1000 + CLOCK_TICK_MS, 'never more than Node has counted');
   assert.ok(ticks > 0);
+});
+
+test('more busy children than cores: each one\'s time on a core matches its CPU time, and together they waited for a core', { skip: !schedstat && 'no scheduler statistics here' }, async () => {
+  // One more CPU-bound child than the machine has cores: some of them must wait while the others run.
+  const started = await Promise.all(Array.from({ length: availableParallelism() + 1 }, (_, i) => startChild(`sched-times-${i}`)));
+  try {
+    let waited = 0;
+    for (const { child, report } of started) {
+      const t = schedTimes(child.pid!)!;
+      assert.ok(t.runMs >= report.cpuMs * 0.9, `${t.runMs} ms on a core for the ${report.cpuMs} ms of CPU the child says it used`);
+      assert.ok(t.runMs <= cpuTicks(child.pid!)! * CLOCK_TICK_MS + 5 * CLOCK_TICK_MS, 'no more than the CPU time /proc/<pid>/stat counts');
+      waited += t.waitMs;
+    }
+    assert.ok(waited > 0, `the ${started.length} children waited ${waited} ms for a core in all`);
+  } finally {
+    for (const { child } of started) child.kill('SIGKILL');
+    await Promise.all(started.map(({ child }) => once(child, 'exit')));
+  }
+  assert.equal(schedTimes(started[0]!.child.pid!), undefined, 'gone once it exited');
 });

@@ -1,6 +1,6 @@
 /**
  * Reading other processes from Linux's `/proc`: a process's children, its resident memory, the CPU
- * time it used and its command line. The host watches its confined children's memory with these;
+ * time it used, the time its threads waited for a core, and its command line. The host watches its confined children's memory with these;
  * tests and benches find and measure children with them. Elsewhere (no `/proc`), and for a process
  * that is gone, each reads as nothing (`[]` or `undefined`): callers decide what absence means.
  */
@@ -57,6 +57,35 @@ export function residentBytes(pid: number): number | undefined {
 export function cpuTicks(pid: number): number | undefined {
   const f = statFields(pid);
   return f === undefined ? undefined : Number(f[11]) + Number(f[12]);
+}
+
+/**
+ * Scheduler times of process `pid`, summed over its threads (`/proc/<pid>/task/<tid>/schedstat`,
+ * kernels with scheduler statistics): `runMs` on a core, `waitMs` runnable but waiting for one —
+ * the cost of more busy threads than cores. Threads that ended are not counted.
+ */
+export function schedTimes(pid: number): { runMs: number; waitMs: number } | undefined {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  let runNs = 0;
+  let waitNs = 0;
+  let read = 0;
+  for (const tid of tids) {
+    try {
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      if (!Number.isFinite(run) || !Number.isFinite(wait)) continue;
+      runNs += run!;
+      waitNs += wait!;
+      read++;
+    } catch {
+      // A thread that ended meanwhile, or a kernel without the file.
+    }
+  }
+  return read === 0 ? undefined : { runMs: runNs / 1e6, waitMs: waitNs / 1e6 };
 }
 
 /** The niceness of each thread of process `pid` (field 19 of each `/proc/<pid>/task/<tid>/stat`). */

@@ -123,7 +123,9 @@ test('run reads a file; bad usage is explained', () => {
   writeFileSync(join(dir, 'job.py'), 'print(sum(range(10)))\n');
   const r = cli('run', join(dir, 'job.py'), '--data', dir);
   assert.equal(r.out, '45\n');
-  assert.match(cli('run', join(dir, 'missing.py')).err, /cannot read .*missing\.py: no such file/);
+  assert.match(cli('run', join(dir, 'missing.py')).err, /cannot read .*missing\.py: no such file\n/);
+  // Code where a file was expected: the message shows how to pass it.
+  assert.match(cli('run', 'print(6 * 7)').err, /cannot read print\(6 \* 7\): no such file; to run Python given here instead, pass it with -c: armature run -c "print\(6 \* 7\)"/);
   assert.match(cli('run').err, /run needs either a FILE\.py or -c CODE/);
   assert.match(cli('run', '-c', '1', '--timeout', 'soon').err, /--timeout takes a whole number of milliseconds, got "soon"/);
 });

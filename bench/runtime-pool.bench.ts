@@ -6,8 +6,8 @@
 // repetitions; the CPU the host and the children used for it (each side does ~25 µs of work per
 // call_tool and spins between calls, since waking a sleeping thread costs more on virtual
 // machines; the host's one thread serves every runtime) and the time their threads were ready to
-// run but waited for a core (the cost of more busy threads than cores); the same for 200 runs of Python alone (no
-// call_tool), where the runtimes share nothing; the same for 200 runs of a constant (the per-run
+// run but waited for a core (the cost of more busy threads than cores); the same for 200 runs of
+// Python alone (no call_tool), where the runtimes share nothing; the same for 200 runs of a constant (the per-run
 // path alone: a runtime bound to the session, the run sent and answered, its globals reset after,
 // each a message through the child's main thread and its worker); and the resident memory one
 // idle runtime adds (the RSS of its child process).

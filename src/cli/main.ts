@@ -275,8 +275,8 @@ async function runPython(sys: ArmatureSystem, rest: string[], values: { code?: s
     } catch (e) {
       const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
       // Not a .py path: most likely code meant for -c.
-      const code = missing && !/\.py$/i.test(file) ? `; to run Python given here instead, pass it with -c: armature run -c ${JSON.stringify(file.slice(0, 200))}` : '';
-      throw new UsageError(`cannot read ${file}: ${missing ? 'no such file' : (e as Error).message}${code}`);
+      const tip = missing && !/\.py$/i.test(file) ? `; to run Python given here instead, pass it with -c: armature run -c ${JSON.stringify(file.slice(0, 200))}` : '';
+      throw new UsageError(`cannot read ${file}: ${missing ? 'no such file' : (e as Error).message}${tip}`);
     }
   }
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);

@@ -62,9 +62,24 @@ test('this process reads as itself: its resident memory and CPU time agree with 
   assert.ok(ticks > 0);
 });
 
+/** A child that only burns 300 ms of CPU, reports it, then waits to be killed. */
+const BURNER = `
+const t0 = process.cpuUsage();
+while ((process.cpuUsage(t0).user + process.cpuUsage(t0).system) < 300_000) Math.sqrt(Math.random());
+const c = process.cpuUsage();
+process.stdout.write(JSON.stringify({ cpuMs: (c.user + c.system) / 1000 }) + '\\n');
+setInterval(() => undefined, 1000);
+`;
+
+async function startBurner(): Promise<{ child: ChildProcess; report: { cpuMs: number } }> {
+  const child = spawn(process.execPath, ['-e', BURNER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout!.setEncoding('utf8'), 'data')) as [string];
+  return { child, report: JSON.parse(line) };
+}
+
 test('more busy children than cores: each one\'s time on a core matches its CPU time, and together they waited for a core', { skip: !schedstat && 'no scheduler statistics here' }, async () => {
   // One more CPU-bound child than the machine has cores: some of them must wait while the others run.
-  const started = await Promise.all(Array.from({ length: availableParallelism() + 1 }, (_, i) => startChild(`sched-times-${i}`)));
+  const started = await Promise.all(Array.from({ length: availableParallelism() + 1 }, () => startBurner()));
   try {
     let waited = 0;
     for (const { child, report } of started) {

@@ -1,8 +1,9 @@
 /**
  * Reading other processes from Linux's `/proc`: a process's children, its resident memory, the CPU
- * time it used, the time its threads waited for a core, and its command line. The host watches its confined children's memory with these;
- * tests and benches find and measure children with them. Elsewhere (no `/proc`), and for a process
- * that is gone, each reads as nothing (`[]` or `undefined`): callers decide what absence means.
+ * time it used, the time its threads waited for a core, and its command line. The host watches its
+ * confined children's memory with these; tests and benches find and measure children with them.
+ * Elsewhere (no `/proc`), and for a process that is gone, each reads as nothing (`[]` or
+ * `undefined`): callers decide what absence means.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 

@@ -1,6 +1,16 @@
 /** Hints that turn common Python failures into the next step to take. */
 import type { PythonErrorInfo } from './protocol.ts';
 
+const DISPOSED = 'the runtime is disposed';
+
+/**
+ * What every layer (a process's connection, a worker's supervisor, the pool) answers once its
+ * runtime is disposed: one error, which {@link hintFor} tells apart from a runtime still starting.
+ */
+export function runtimeDisposed(): PythonErrorInfo {
+  return { type: 'RuntimeNotReady', message: DISPOSED, traceback: '' };
+}
+
 /** Adds a hint for common failures. */
 export function hintFor(error: PythonErrorInfo): string | undefined {
   switch (error.type) {
@@ -19,7 +29,7 @@ export function hintFor(error: PythonErrorInfo): string | undefined {
     case 'ToolError':
       return 'A tool called from Python failed: see the message, fix the arguments and retry.';
     case 'RuntimeNotReady':
-      return /disposed/.test(error.message)
+      return error.message === DISPOSED
         ? 'The Python runtime was disposed: create a new one.'
         : 'Python is not running: it is starting or restarting (retry in a moment), or it could not start (the message says why: fix that, then restart it from the PyodideRuntime widget or with restart()).';
     case 'WorkerCrashed':

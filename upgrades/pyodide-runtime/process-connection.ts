@@ -18,6 +18,7 @@ import { childLaunch } from './process-paths.ts';
 import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
 import { answerCache } from './process-snapshots.ts';
 import { nextId } from './ids.ts';
+import { runtimeDisposed } from './hints.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost, RuntimeState } from './runtime-types.ts';
@@ -134,7 +135,7 @@ export class ChildConnection {
 
   /** The live child, started when there is none (a crashed one is replaced here). */
   async live(): Promise<ChildLink> {
-    if (this.disposed) throw Object.assign(new Error('the runtime is disposed'), { info: notReady('the runtime is disposed') });
+    if (this.disposed) throw Object.assign(new Error('the runtime is disposed'), { info: runtimeDisposed() });
     const current = this.link;
     if (current) {
       const l = await current.catch(() => undefined);
@@ -196,7 +197,7 @@ export class ChildConnection {
     const l = await current?.catch(() => undefined);
     if (l && !l.dead) {
       l.dead = true;
-      for (const resolve of l.pending.values()) resolve({ ok: false, error: notReady('the runtime was disposed') });
+      for (const resolve of l.pending.values()) resolve({ ok: false, error: runtimeDisposed() });
       l.pending.clear();
       await l.child.terminate().catch(() => undefined);
     }

@@ -215,5 +215,11 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
     } finally {
       await rt.dispose();
     }
+    // Disposed: with a session or without, the answer says so and what to do, not "retry in a moment".
+    for (const session of ['s', undefined]) {
+      const r = await rt.execute('1', session === undefined ? {} : { session });
+      assert.equal(!r.ok && r.error.type, 'RuntimeNotReady', `session ${session}`);
+      assert.equal(!r.ok && r.hint, 'The Python runtime was disposed: create a new one.', `session ${session}`);
+    }
   });
 });

@@ -27,6 +27,7 @@ import type { PythonPoolState } from '../../src/kernel/events.ts';
 import { nextId } from './ids.ts';
 import type { ResolvedPoolOptions } from './pool-options.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem } from './runtime-options.ts';
+import { hintFor, runtimeDisposed } from './hints.ts';
 import type { PythonErrorInfo } from './protocol.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from './runtime-types.ts';
 
@@ -272,7 +273,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     if (problem) {
       return { refused: { type: 'INVALID_SESSION', message: `invalid session ${quote(session)}: ${problem}; nothing ran`, traceback: '' }, hint: 'Pass a session name of 1 to 128 characters, or leave it out for the shared runtime.' };
     }
-    if (disposed) return { refused: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' }, hint: 'Create a new runtime.' };
+    if (disposed) return { refused: runtimeDisposed(), hint: hintFor(runtimeDisposed())! };
     const bound = sessions.get(session);
     if (bound) return take(bound);
     const m = free.pop() ?? (members.size < o.size ? spawn() : undefined);
@@ -445,7 +446,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     async dispose() {
       disposed = true;
       clearTimeout(trailing);
-      const gone: Refusal = { refused: { type: 'RuntimeNotReady', message: 'the runtime was disposed while the run waited for a runtime of the pool; nothing ran', traceback: '' }, hint: 'Create a new runtime.' };
+      const gone: Refusal = { refused: { type: 'RuntimeNotReady', message: 'the runtime was disposed while the run waited for a runtime of the pool; nothing ran', traceback: '' }, hint: hintFor(runtimeDisposed())! };
       for (const w of waiting.splice(0)) w.grant(gone);
       const all = [...members];
       for (const m of all) clearTimeout(m.timer);

@@ -49,7 +49,7 @@
  *   not applied; `maxSyncBytes` bounds each direction (files beyond it are listed as skipped).
  */
 import type { PackageInfo, PythonErrorInfo, ReadChangedResult } from './protocol.ts';
-import { hintFor } from './hints.ts';
+import { hintFor, runtimeDisposed } from './hints.ts';
 import { nextId } from './ids.ts';
 import { RunExecutor } from './run-execution.ts';
 import { resolveOptions, RUN_TIMEOUT_HINT, runTimeoutProblem, type PyodideRuntimeOptions, type ResolvedOptions } from './runtime-options.ts';
@@ -191,7 +191,7 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
               why = notReady(e);
             }
           }
-          why ??= { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' };
+          why ??= runtimeDisposed();
           const result = runs.errorResult(runId, { ...why, type: 'RuntimeNotReady' }, t0);
           if (!result.ok) supervisor.lastError = result.error;
           host.emit('python:started', { runId });

@@ -4,6 +4,7 @@
  * restarts, last error). Everything else about a worker is its session's (`worker-session.ts`).
  */
 import type { PythonStatus } from '../../src/kernel/events.ts';
+import { runtimeDisposed } from './hints.ts';
 import type { InitResult, PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost } from './runtime-types.ts';
@@ -25,7 +26,7 @@ export interface SupervisorHooks {
 export type InfoError = Error & { info?: PythonErrorInfo };
 
 function disposedError(): InfoError {
-  return Object.assign(new Error('the runtime is disposed'), { info: { type: 'RuntimeNotReady', message: 'the runtime is disposed', traceback: '' } });
+  return Object.assign(new Error('the runtime is disposed'), { info: runtimeDisposed() });
 }
 
 /** Owns the current worker session and its replacement. */
@@ -156,7 +157,7 @@ export class WorkerSupervisor {
     const l = this.live;
     this.live = undefined;
     if (l) {
-      l.retire({ type: 'RuntimeNotReady', message: 'the runtime was disposed', traceback: '' });
+      l.retire(runtimeDisposed());
       await l.worker.terminate().catch(() => undefined);
     }
     await this.snapshots.flush();

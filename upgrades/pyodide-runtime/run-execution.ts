@@ -39,7 +39,7 @@ export class RunExecutor {
   }
 
   /** Runs `code` on a started worker; emits `python:started` and `python:finished`. */
-  async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal): Promise<ExecuteResult> {
+  async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal, owner?: string): Promise<ExecuteResult> {
     const { o, supervisor } = this;
     const id = secretId('run');
     const out = l.output.track(id, runId);
@@ -81,7 +81,7 @@ export class RunExecutor {
       signal();
     }, timerMs(timeoutMs));
     abort?.addEventListener('abort', signal, { once: true });
-    const res = await l.request<ExecuteValue>({ type: 'execute', id, runId, code });
+    const res = await l.request<ExecuteValue>(owner === undefined ? { type: 'execute', id, runId, code } : { type: 'execute', id, runId, code, owner });
     abort?.removeEventListener('abort', signal);
     clearTimeout(timeout);
     stopSignals();

@@ -161,6 +161,27 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       assert.match(back.notice ?? '', /session "A" ended before this run, so its Python runtime went to other work: its globals/);
     }));
 
+  test("a runtime handed to a waiting session whose globals cannot be cleared never runs that session's code in them", () =>
+    withPool({ poolSize: 1 }, async (p, g) => {
+      // A's code breaks what clearing the globals needs (the bridge names put back in them).
+      assert.equal(value(await p.rt.execute('secret = "a"\nimport armature_bridge\ndel armature_bridge.ToolError', { session: 'A' })), null);
+      const a = p.rt.execute('call_tool("gate")', { session: 'A' });
+      await g.reached;
+      const b = p.rt.execute('secret', { session: 'B' });
+      await p.until((s) => s.queued === 1);
+      const ended = p.rt.endSession('A');
+      g.open();
+      assert.equal(value(await a), 'opened');
+      await ended;
+      const r = await b;
+      assert.equal(r.ok, false, `B's code must not run in A's globals: ${JSON.stringify(r).slice(0, 300)}`);
+      assert.equal(!r.ok && r.error.type, 'RuntimeNotReady');
+      assert.match(!r.ok ? r.error.message : '', /the globals left by the previous session could not be cleared \(.*ToolError.*\), so this run did not start; the runtime was restarted/);
+      const again = await p.rt.execute('secret', { session: 'B' });
+      assert.equal(!again.ok && again.error.type, 'NameError', 'the restarted runtime has fresh globals');
+      assert.equal(value(await p.rt.execute('call_tool("gate")', { session: 'B' })), 'opened', 'and a working bridge');
+    }));
+
   test('a waiting run gives up after its timeout, and a cancelled one leaves the queue', () =>
     withPool({ poolSize: 1 }, async (p, g) => {
       const a = p.rt.execute('call_tool("gate")', { session: 'A' });

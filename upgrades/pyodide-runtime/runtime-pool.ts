@@ -12,11 +12,12 @@
  *   most `poolQueueLimit` runs. Past the limit a run is refused at once with `RUNTIME_BUSY`; a
  *   waiting run gives up with `RUNTIME_BUSY` after its own timeout, or when its caller cancels it.
  * - A session gives its runtime up when it ends (`endSession`, the `session:ended` event) or after
- *   `poolIdleMs` without activity. The runtime's globals are reset (the same `reset` as the shared
- *   runtime's) before the next session gets it; what is not globals (imported modules, files
- *   Python wrote under its own file system) stays with the worker. A runtime free for
- *   `poolIdleMs` stops. A session whose runtime was reclaimed while idle is told at its next run
- *   (`notice`) that its globals were lost.
+ *   `poolIdleMs` without activity. The runtime's globals are reset before the next session's code
+ *   runs: by the worker itself when the runtime goes straight to a waiting session (its runs carry
+ *   a new `owner`), else at once (the same `reset` as the shared runtime's); what is not globals
+ *   (imported modules, files Python wrote under its own file system) stays with the worker. A
+ *   runtime free for `poolIdleMs` stops. A session whose runtime was reclaimed while idle is told
+ *   at its next run (`notice`) that its globals were lost.
  * - The pool's runtimes report runs (`python:started` / `stdout` / `stderr` / `finished`, by run
  *   id) as the shared one does; their own status and start-up progress are summed up as
  *   `python:pool` instead (at most one event per {@link POOL_EVENT_MS}, carrying the state of then),
@@ -36,6 +37,8 @@ interface Member {
   rt: RuntimeCore;
   /** The session it serves; undefined while free or being reset. */
   session?: string;
+  /** This hold of the runtime by its session: its runs' `owner`, so the worker knows when globals change hands. */
+  owner?: string;
   /** Operations of its session under way (runs, installs, syncs). */
   inflight: number;
   /** The idle reclaim (bound) or the stop (free). */
@@ -184,6 +187,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
 
   function bind(m: Member, session: string): void {
     m.session = session;
+    m.owner = nextId('hold');
     sessions.set(session, m);
     const told = reclaimed.get(session);
     if (told !== undefined) {
@@ -230,9 +234,14 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     m.timer = undefined;
     if (m.session !== undefined && sessions.get(m.session) === m) sessions.delete(m.session);
     m.session = undefined;
+    m.owner = undefined;
     m.ending = false;
     m.notice = undefined;
     changed();
+    // A session waits: it gets the runtime at once, and the worker resets the globals before its
+    // first run (a new owner), which saves the reset's own round trip. Else the globals are dropped
+    // now, not kept while the runtime is free.
+    if (waiting.length) return hand(m);
     try {
       // A runtime that never started has no globals to drop.
       if (m.rt.getState().status !== 'idle') await m.rt.reset();
@@ -371,7 +380,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
           const notice = m.notice;
           m.notice = undefined;
           await updated(m.rt);
-          const r = await m.rt.execute(code, { ...rest, runId });
+          const r = await m.rt.execute(code, { ...rest, runId, ...(m.owner === undefined ? {} : { owner: m.owner }) });
           return notice ? { ...r, notice: r.notice ? `${notice} ${r.notice}` : notice } : r;
         },
         (r): ExecuteResult => {

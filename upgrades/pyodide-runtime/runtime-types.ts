@@ -127,11 +127,22 @@ export type InstallResult = { ok: true; installed: string[] } | { ok: false; err
  * One runtime: a worker (or confined child) and its interpreter, one set of globals. The pool
  * ({@link PyodideRuntimeApi}) is made of these; they take no sessions.
  */
+/** How one runtime runs code (the pool adds sessions on top). */
+export interface CoreExecuteOptions extends Omit<ExecuteOptions, 'session'> {
+  /**
+   * Whose globals the run uses: a run whose owner differs from the last run's starts on fresh
+   * globals, reset by the worker before the code runs (the pool passes one owner per session's
+   * hold on a runtime, so a runtime handed straight to a waiting session needs no reset message
+   * of its own). Default: none — the globals as they are (the shared runtime).
+   */
+  owner?: string;
+}
+
 export interface RuntimeCore {
   init(): Promise<void>;
   isReady(): boolean;
   getState(): RuntimeState;
-  execute(code: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+  execute(code: string, options?: CoreExecuteOptions): Promise<ExecuteResult>;
   installPackage(spec: string | { fileName: string; bytes: Uint8Array }): Promise<InstallResult>;
   listPackages(): Promise<PackageInfo[]>;
   /**
@@ -161,7 +172,8 @@ export interface RuntimeCore {
  * `installPackage`, `syncWorkspace`, `interrupt`). Everything else concerns the shared runtime,
  * except `setToolCallHandler` and `setPythonModules` (every runtime) and `dispose` (all of them).
  */
-export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'getState' | 'installPackage' | 'listPackages' | 'interrupt'> {
+export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'execute' | 'getState' | 'installPackage' | 'listPackages' | 'interrupt'> {
+  execute(code: string, options?: ExecuteOptions): Promise<ExecuteResult>;
   /** The state of the shared runtime, or of `session`'s runtime when it has one; with the pool's. */
   getState(options?: { session?: string }): RuntimeState;
   installPackage(spec: string | { fileName: string; bytes: Uint8Array }, options?: { session?: string }): Promise<InstallResult>;

@@ -161,6 +161,21 @@ describe('runtime pool: idle reclaim, queue limit, ending sessions', () => {
       assert.match(back.notice ?? '', /session "A" ended before this run, so its Python runtime went to other work: its globals/);
     }));
 
+  test('under churn (40 sessions, 2 runtimes, a queue) each session starts on fresh globals and keeps its own', () =>
+    withPool({ poolSize: 2 }, async (p) => {
+      const runs = await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const session = `churn-${i}`;
+          // First run: nothing of an earlier session's; second: its own value still there.
+          const first = await p.rt.execute(`seen = [k for k in ("mine", "other") if k in globals()]\nmine = ${i}\nseen`, { session });
+          const second = await p.rt.execute('mine', { session });
+          await p.rt.endSession(session);
+          return [value(first), value(second)];
+        }),
+      );
+      assert.deepEqual(runs, Array.from({ length: 40 }, (_, i) => [[], i]));
+    }));
+
   test("a runtime handed to a waiting session whose globals cannot be cleared never runs that session's code in them", () =>
     withPool({ poolSize: 1 }, async (p, g) => {
       // A's code breaks what clearing the globals needs (the bridge names put back in them).

@@ -123,10 +123,6 @@ export interface SyncReport {
 /** What `installPackage` answers. */
 export type InstallResult = { ok: true; installed: string[] } | { ok: false; error: PythonErrorInfo; hint?: string };
 
-/**
- * One runtime: a worker (or confined child) and its interpreter, one set of globals. The pool
- * ({@link PyodideRuntimeApi}) is made of these; they take no sessions.
- */
 /** How one runtime runs code (the pool adds sessions on top). */
 export interface CoreExecuteOptions extends Omit<ExecuteOptions, 'session'> {
   /**
@@ -138,6 +134,10 @@ export interface CoreExecuteOptions extends Omit<ExecuteOptions, 'session'> {
   owner?: string;
 }
 
+/**
+ * One runtime: a worker (or confined child) and its interpreter, one set of globals. The pool
+ * ({@link PyodideRuntimeApi}) is made of these; they take no sessions.
+ */
 export interface RuntimeCore {
   init(): Promise<void>;
   isReady(): boolean;
@@ -173,6 +173,7 @@ export interface RuntimeCore {
  * except `setToolCallHandler` and `setPythonModules` (every runtime) and `dispose` (all of them).
  */
 export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'execute' | 'getState' | 'installPackage' | 'listPackages' | 'interrupt'> {
+  /** Runs `code` in `options.session`'s runtime of the pool, or in the shared runtime. */
   execute(code: string, options?: ExecuteOptions): Promise<ExecuteResult>;
   /** The state of the shared runtime, or of `session`'s runtime when it has one; with the pool's. */
   getState(options?: { session?: string }): RuntimeState;

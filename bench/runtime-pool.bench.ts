@@ -7,11 +7,11 @@
 // call_tool and spins between calls, since waking a sleeping thread costs more on virtual
 // machines; the host's one thread serves every runtime) and the time their threads were ready to
 // run but waited for a core (the cost of more busy threads than cores); the same for 200 runs of
-// Python alone (no call_tool), where the runtimes share nothing; the same for 200 runs of a constant (the per-run
-// path alone: a runtime bound to the session, the run sent and answered, the globals reset before
-// the next session's run (in the worker, with that run's message); each a message through the
-// child's main thread and its worker); and the resident memory one
-// idle runtime adds (the RSS of its child process).
+// Python alone (no call_tool), where the runtimes share nothing; the same for 200 runs of a
+// constant (the per-run path alone: a runtime bound to the session, the run sent and answered,
+// the globals reset before the next session's run, in the worker with that run's message; each a
+// message through the child's main thread and its worker); and the resident memory one idle
+// runtime adds (the RSS of its child process).
 import { boot, type ArmatureSystem } from '../src/index.ts';
 import { CLOCK_TICK_MS, childPids, cpuTicks, residentBytes, schedTimes } from '../src/platform/linux-proc.ts';
 import { tempDir } from '../test/helpers/temp-dir.ts';

@@ -60,18 +60,23 @@ export function cpuTicks(pid: number): number | undefined {
   return f === undefined ? undefined : Number(f[11]) + Number(f[12]);
 }
 
+/** The thread ids of process `pid` (`/proc/<pid>/task`), or undefined when it cannot be read. */
+function threadIds(pid: number): string[] | undefined {
+  try {
+    return readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Scheduler times of process `pid`, summed over its threads (`/proc/<pid>/task/<tid>/schedstat`,
  * kernels with scheduler statistics): `runMs` on a core, `waitMs` runnable but waiting for one —
  * the cost of more busy threads than cores. Threads that ended are not counted.
  */
 export function schedTimes(pid: number): { runMs: number; waitMs: number } | undefined {
-  let tids: string[];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return undefined;
-  }
+  const tids = threadIds(pid);
+  if (!tids) return undefined;
   let runNs = 0;
   let waitNs = 0;
   let read = 0;
@@ -91,13 +96,7 @@ export function schedTimes(pid: number): { runMs: number; waitMs: number } | und
 
 /** The niceness of each thread of process `pid` (field 19 of each `/proc/<pid>/task/<tid>/stat`). */
 export function threadNiceness(pid: number): number[] {
-  let tids: string[];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  return tids.map((tid) => Number(statFields(`${pid}/task/${tid}`)?.[16])).filter((n) => Number.isFinite(n));
+  return (threadIds(pid) ?? []).map((tid) => Number(statFields(`${pid}/task/${tid}`)?.[16])).filter((n) => Number.isFinite(n));
 }
 
 /** The arguments process `pid` was started with, its executable first. */

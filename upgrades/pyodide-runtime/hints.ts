@@ -2,6 +2,8 @@
 import type { PythonErrorInfo } from './protocol.ts';
 
 const DISPOSED = 'the runtime is disposed';
+/** What to do about a disposed runtime (the hint of {@link runtimeDisposed}). */
+export const DISPOSED_HINT = 'The Python runtime was disposed: create a new one.';
 
 /**
  * What every layer (a process's connection, a worker's supervisor, the pool) answers once its
@@ -9,6 +11,11 @@ const DISPOSED = 'the runtime is disposed';
  */
 export function runtimeDisposed(): PythonErrorInfo {
   return { type: 'RuntimeNotReady', message: DISPOSED, traceback: '' };
+}
+
+/** {@link runtimeDisposed} as a thrown error carrying it (`info`), for the layers that reject. */
+export function runtimeDisposedError(): Error & { info: PythonErrorInfo } {
+  return Object.assign(new Error(DISPOSED), { info: runtimeDisposed() });
 }
 
 /** Adds a hint for common failures. */
@@ -30,7 +37,7 @@ export function hintFor(error: PythonErrorInfo): string | undefined {
       return 'A tool called from Python failed: see the message, fix the arguments and retry.';
     case 'RuntimeNotReady':
       return error.message === DISPOSED
-        ? 'The Python runtime was disposed: create a new one.'
+        ? DISPOSED_HINT
         : 'Python is not running: it is starting or restarting (retry in a moment), or it could not start (the message says why: fix that, then restart it from the PyodideRuntime widget or with restart()).';
     case 'WorkerCrashed':
       return 'The Python worker crashed during the run (for example out of memory); it was restarted: globals, imports and installed packages were lost.';

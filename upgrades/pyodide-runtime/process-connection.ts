@@ -18,7 +18,7 @@ import { childLaunch } from './process-paths.ts';
 import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
 import { answerCache } from './process-snapshots.ts';
 import { nextId } from './ids.ts';
-import { runtimeDisposed } from './hints.ts';
+import { runtimeDisposed, runtimeDisposedError } from './hints.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost, RuntimeState } from './runtime-types.ts';
@@ -135,7 +135,7 @@ export class ChildConnection {
 
   /** The live child, started when there is none (a crashed one is replaced here). */
   async live(): Promise<ChildLink> {
-    if (this.disposed) throw Object.assign(new Error('the runtime is disposed'), { info: runtimeDisposed() });
+    if (this.disposed) throw runtimeDisposedError();
     const current = this.link;
     if (current) {
       const l = await current.catch(() => undefined);

@@ -28,7 +28,7 @@ import type { PythonPoolState } from '../../src/kernel/events.ts';
 import { nextId } from './ids.ts';
 import type { ResolvedPoolOptions } from './pool-options.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem } from './runtime-options.ts';
-import { hintFor, runtimeDisposed } from './hints.ts';
+import { DISPOSED_HINT, runtimeDisposed } from './hints.ts';
 import type { PythonErrorInfo } from './protocol.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from './runtime-types.ts';
 
@@ -282,7 +282,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     if (problem) {
       return { refused: { type: 'INVALID_SESSION', message: `invalid session ${quote(session)}: ${problem}; nothing ran`, traceback: '' }, hint: 'Pass a session name of 1 to 128 characters, or leave it out for the shared runtime.' };
     }
-    if (disposed) return { refused: runtimeDisposed(), hint: hintFor(runtimeDisposed())! };
+    if (disposed) return { refused: runtimeDisposed(), hint: DISPOSED_HINT };
     const bound = sessions.get(session);
     if (bound) return take(bound);
     const m = free.pop() ?? (members.size < o.size ? spawn() : undefined);
@@ -455,7 +455,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     async dispose() {
       disposed = true;
       clearTimeout(trailing);
-      const gone: Refusal = { refused: { type: 'RuntimeNotReady', message: 'the runtime was disposed while the run waited for a runtime of the pool; nothing ran', traceback: '' }, hint: hintFor(runtimeDisposed())! };
+      const gone: Refusal = { refused: { type: 'RuntimeNotReady', message: 'the runtime was disposed while the run waited for a runtime of the pool; nothing ran', traceback: '' }, hint: DISPOSED_HINT };
       for (const w of waiting.splice(0)) w.grant(gone);
       const all = [...members];
       for (const m of all) clearTimeout(m.timer);

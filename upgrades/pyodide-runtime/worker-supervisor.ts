@@ -4,7 +4,7 @@
  * restarts, last error). Everything else about a worker is its session's (`worker-session.ts`).
  */
 import type { PythonStatus } from '../../src/kernel/events.ts';
-import { runtimeDisposed } from './hints.ts';
+import { runtimeDisposed, runtimeDisposedError } from './hints.ts';
 import type { InitResult, PythonErrorInfo } from './protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost } from './runtime-types.ts';
@@ -24,10 +24,6 @@ export interface SupervisorHooks {
 
 /** An error carrying the PythonErrorInfo to report (what `ensureLive` rejects with). */
 export type InfoError = Error & { info?: PythonErrorInfo };
-
-function disposedError(): InfoError {
-  return Object.assign(new Error('the runtime is disposed'), { info: runtimeDisposed() });
-}
 
 /** Owns the current worker session and its replacement. */
 export class WorkerSupervisor {
@@ -95,7 +91,7 @@ export class WorkerSupervisor {
   ensureLive(prepared?: Promise<WorkerSession>): Promise<WorkerSession> {
     if (this.disposed) {
       this.discard(prepared);
-      return Promise.reject(disposedError());
+      return Promise.reject(runtimeDisposedError());
     }
     const current = this.live;
     if (current && !current.dead) {
@@ -118,7 +114,7 @@ export class WorkerSupervisor {
       // dispose() ran while the worker was being created: do not leave it running.
       started.retire();
       await started.worker.terminate().catch(() => undefined);
-      throw disposedError();
+      throw runtimeDisposedError();
     }
     this.live = started;
     try {

@@ -1,6 +1,9 @@
 // Process start to first result, in fresh Node processes, interleaved so background load falls on
 // every variant alike: `armature run -c 'print(1)'` starting Python anew (--no-snapshot) and from
 // the persisted start-up snapshot, and a bare script that only loads Pyodide and prints.
+// This is the checkout's CLI (the sources, compiled by tsx at every start: ~0.4 s more); the
+// start-up targets (<= 1.2 s, <= 0.5x the bare script) are for the package as users install it,
+// measured in package.bench.ts.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,13 +63,11 @@ export async function run(samples = 5): Promise<BenchRow[]> {
     const [snap, cold, bareName] = Object.keys(variants) as [string, string, string];
     const bareMedian = medianRow(suite, '', first[bareName]!, 'ms').value;
     const rows: BenchRow[] = [
-      medianRow(suite, `${snap}: first result, median of ${samples}`, first[snap]!, 'ms', {
-        text: '<= 1200 ms and <= 0.5x the bare script',
-        pass: (m) => m <= 1200 && m <= 0.5 * bareMedian,
-      }),
+      medianRow(suite, `${snap}: first result, median of ${samples}`, first[snap]!, 'ms'),
       medianRow(suite, `${cold}: first result, median of ${samples}`, first[cold]!, 'ms'),
       medianRow(suite, `${bareName}: first result, median of ${samples}`, first[bareName]!, 'ms'),
     ];
+    rows.push({ suite, name: `${snap} / the bare script (medians; the checkout's CLI)`, value: rows[0]!.value / bareMedian, unit: 'x' });
     for (const name of [snap, cold]) rows.push(medianRow(suite, `${name}: process exit, median of ${samples}`, exit[name]!, 'ms'));
     return rows;
   } finally {

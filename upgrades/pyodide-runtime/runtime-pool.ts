@@ -20,16 +20,16 @@
  *   at its next run (`notice`) that its globals were lost.
  * - The pool's runtimes report runs (`python:started` / `stdout` / `stderr` / `finished`, by run
  *   id) as the shared one does; their own status and start-up progress are summed up as
- *   `python:pool` instead (at most one event per {@link POOL_EVENT_MS}, carrying the state of then),
- *   so `python:state` stays the shared runtime's.
+ *   `python:pool` instead (`pool-events.ts`), so `python:state` stays the shared runtime's.
  */
 import { nameProblem, quote, timerMs } from '../../src/kernel/bounded.ts';
 import type { PythonPoolState } from '../../src/kernel/events.ts';
 import { nextId } from './ids.ts';
+import { PoolEvents } from './pool-events.ts';
+import { PoolModules } from './pool-modules.ts';
 import type { ResolvedPoolOptions } from './pool-options.ts';
+import { cancelled, disposedWhileWaiting, invalidSession, poolDisposed, queueFull, refusalError, waitedTooLong, type Refusal } from './pool-refusals.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem } from './runtime-options.ts';
-import { DISPOSED_HINT, runtimeDisposed } from './hints.ts';
-import type { PythonErrorInfo } from './protocol.ts';
 import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from './runtime-types.ts';
 
 /** One runtime of the pool. */
@@ -56,18 +56,6 @@ interface Waiter {
   grant(r: Member | Refusal): void;
 }
 
-/** Why an operation got no runtime: an error in the runtime's shape, with a hint. */
-interface Refusal {
-  refused: PythonErrorInfo;
-  hint: string;
-}
-
-/**
- * Least time between two `python:pool` events: under a burst of runs the state changes at every
- * run's start and end, and an event each time would push everything else out of the event history.
- */
-export const POOL_EVENT_MS = 100;
-
 /** Most sessions remembered as having lost their runtime, to tell them so at their next run. */
 const MAX_RECLAIMED = 4096;
 
@@ -84,12 +72,8 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   /** Sessions whose runtime was reclaimed while idle, or that ended -> what to tell them. */
   const reclaimed = new Map<string, string>();
   let handler: { h: ToolCallHandler | undefined; observe?: (call: BridgeCall) => void } | undefined;
-  let modules: { path: string; source: string }[] | undefined;
+  const modules = new PoolModules();
   let disposed = false;
-  let lastState = '';
-  let lastEmitAt = -Infinity;
-  /** The `python:pool` event waiting for its turn (see {@link POOL_EVENT_MS}). */
-  let trailing: ReturnType<typeof setTimeout> | undefined;
 
   const state = (): PythonPoolState => ({
     size: o.size,
@@ -99,22 +83,8 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     queued: waiting.length,
     queueLimit: o.queueLimit,
   });
-  const publish = () => {
-    trailing = undefined;
-    const s = state();
-    const key = JSON.stringify(s);
-    if (key === lastState) return;
-    lastState = key;
-    lastEmitAt = performance.now();
-    host.emit('python:pool', s);
-  };
-  /** The state changed: told at once, or at most every {@link POOL_EVENT_MS} with the state of then. */
-  const changed = () => {
-    if (trailing || disposed) return;
-    const wait = lastEmitAt + POOL_EVENT_MS - performance.now();
-    if (wait <= 0) return publish();
-    trailing = setTimeout(publish, wait);
-  };
+  const events = new PoolEvents(state, (s) => host.emit('python:pool', s));
+  const changed = () => events.changed();
 
   // The pool's runtimes report runs as the shared one does; their status is the pool's.
   const memberHost: RuntimeHost = {
@@ -125,39 +95,11 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     ...(host.workspace ? { workspace: host.workspace } : {}),
   };
 
-  /** Each runtime's latest update of the `tools.*` modules while it is under way, or after it failed. */
-  const updates = new Map<RuntimeCore, Promise<void>>();
-  const update = (rt: RuntimeCore, files: NonNullable<typeof modules>) => {
-    const p = rt.setPythonModules(files);
-    updates.set(rt, p);
-    p.then(
-      () => updates.get(rt) === p && updates.delete(rt),
-      () => undefined,
-    );
-  };
-  /**
-   * Waits for `rt`'s module update, if one is under way: an operation runs with the modules of
-   * when it was asked for. An update that failed (its child stopped meanwhile, say) is tried once
-   * more with the latest modules; a second failure fails the operation.
-   */
-  const updated = async (rt: RuntimeCore): Promise<void> => {
-    // The latest update: a newer one may have come while waiting for an older one.
-    for (let p = updates.get(rt); p; p = updates.get(rt)) {
-      try {
-        await p;
-      } catch {
-        if (updates.get(rt) === p && modules) await rt.setPythonModules(modules);
-      }
-      if (updates.get(rt) === p) updates.delete(rt);
-    }
-  };
-
   function spawn(): Member {
     const rt = create(memberHost);
     const m: Member = { rt, inflight: 0 };
     if (handler) connect(m);
-    // A runtime not started yet keeps them for its start: this does not start it.
-    if (modules) update(rt, modules);
+    modules.send(rt);
     members.add(m);
     return m;
   }
@@ -176,7 +118,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   function stop(m: Member): void {
     clearTimeout(m.timer);
     members.delete(m);
-    updates.delete(m.rt);
+    modules.forget(m.rt);
     const i = free.indexOf(m);
     if (i >= 0) free.splice(i, 1);
     void m.rt.dispose().catch(() => undefined);
@@ -279,10 +221,8 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   /** The session's runtime, taken for one operation; or why there is none. */
   function acquire(session: string, waitMs: number, signal?: AbortSignal): Member | Refusal | Promise<Member | Refusal> {
     const problem = nameProblem(session);
-    if (problem) {
-      return { refused: { type: 'INVALID_SESSION', message: `invalid session ${quote(session)}: ${problem}; nothing ran`, traceback: '' }, hint: 'Pass a session name of 1 to 128 characters, or leave it out for the shared runtime.' };
-    }
-    if (disposed) return { refused: runtimeDisposed(), hint: DISPOSED_HINT };
+    if (problem) return invalidSession(session, problem);
+    if (disposed) return poolDisposed();
     const bound = sessions.get(session);
     if (bound) return take(bound);
     const m = free.pop() ?? (members.size < o.size ? spawn() : undefined);
@@ -290,16 +230,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
       bind(m, session);
       return take(m);
     }
-    if (waiting.length >= o.queueLimit) {
-      return {
-        refused: {
-          type: 'RUNTIME_BUSY',
-          message: `all ${o.size} runtimes of the pool are held by other sessions and ${waiting.length} runs already wait for one (poolQueueLimit ${o.queueLimit}); the run of session ${quote(session)} was refused, nothing ran`,
-          traceback: '',
-        },
-        hint: 'Retry later, end sessions you no longer need, or raise poolQueueLimit or poolSize in the PyodideRuntime config.',
-      };
-    }
+    if (waiting.length >= o.queueLimit) return queueFull(session, o.size, waiting.length, o.queueLimit);
     if (signal?.aborted) return cancelled();
     return new Promise((resolve) => {
       const done = (r: Member | Refusal) => {
@@ -315,18 +246,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
         done(r);
       };
       const onAbort = () => leave(cancelled());
-      const timer = setTimeout(
-        () =>
-          leave({
-            refused: {
-              type: 'RUNTIME_BUSY',
-              message: `no runtime of the pool (poolSize ${o.size}, all held by other sessions) became free within ${waitMs} ms for session ${quote(session)}; nothing ran`,
-              traceback: '',
-            },
-            hint: 'Retry later, end sessions you no longer need, lower poolIdleMs so idle sessions give their runtime up sooner, or raise poolSize.',
-          }),
-        timerMs(waitMs),
-      );
+      const timer = setTimeout(() => leave(waitedTooLong(session, o.size, waitMs)), timerMs(waitMs));
       const w: Waiter = { session, grant: done };
       signal?.addEventListener('abort', onAbort, { once: true });
       waiting.push(w);
@@ -334,9 +254,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     });
   }
 
-  const cancelled = (): Refusal => ({ refused: { type: 'KeyboardInterrupt', message: 'cancelled before it started', traceback: '' }, hint: 'The run was cancelled by its caller; nothing ran.' });
   const isRefusal = (r: Member | Refusal): r is Refusal => 'refused' in r;
-  const asError = (r: Refusal) => Object.assign(new Error(`[PyodideRuntime] ${r.refused.message}`), { info: r.refused, code: r.refused.type, hint: r.hint });
 
   /** Runs `op` on the session's runtime, holding it for the time `op` takes. */
   async function within<T>(session: string, waitMs: number, signal: AbortSignal | undefined, op: (m: Member) => Promise<T>, refused: (r: Refusal) => T): Promise<T> {
@@ -365,7 +283,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
       if (session === undefined) {
         // Called at once when no update is pending: in browsers a tool's re-entry scope (the
         // CycleError check) lasts only for the synchronous start of its handler.
-        return updates.has(shared) ? updated(shared).then(() => shared.execute(code, rest)) : shared.execute(code, rest);
+        return modules.isPending(shared) ? modules.updated(shared).then(() => shared.execute(code, rest)) : shared.execute(code, rest);
       }
       const runId = rest.runId ?? nextId('py');
       const t0 = performance.now();
@@ -379,7 +297,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
         async (m) => {
           const notice = m.notice;
           m.notice = undefined;
-          await updated(m.rt);
+          await modules.updated(m.rt);
           const r = await m.rt.execute(code, { ...rest, runId, ...(m.owner === undefined ? {} : { owner: m.owner }) });
           return notice ? { ...r, notice: r.notice ? `${notice} ${r.notice}` : notice } : r;
         },
@@ -404,7 +322,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
       const busy = serving(options.session);
       if (busy && busy.inflight > 0) return Promise.resolve(busy.rt.getState().packages);
       return within(options.session, defaultTimeoutMs, undefined, (m) => m.rt.listPackages(), (r) => {
-        throw asError(r);
+        throw refusalError(r);
       });
     },
 
@@ -412,7 +330,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
       const { session, ...rest } = options;
       if (session === undefined) return shared.syncWorkspace(direction, rest);
       return within(session, defaultTimeoutMs, undefined, (m) => m.rt.syncWorkspace(direction, rest), (r) => {
-        throw asError(r);
+        throw refusalError(r);
       });
     },
 
@@ -445,8 +363,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
      * run never waits for another runtime's run to get the modules.
      */
     async setPythonModules(files) {
-      modules = files;
-      for (const rt of [shared, ...[...members].map((m) => m.rt)]) update(rt, files);
+      modules.set(files, [shared, ...[...members].map((m) => m.rt)]);
     },
 
     restart: () => shared.restart(),
@@ -454,9 +371,8 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
 
     async dispose() {
       disposed = true;
-      clearTimeout(trailing);
-      const gone: Refusal = { refused: { type: 'RuntimeNotReady', message: 'the runtime was disposed while the run waited for a runtime of the pool; nothing ran', traceback: '' }, hint: DISPOSED_HINT };
-      for (const w of waiting.splice(0)) w.grant(gone);
+      events.stop();
+      for (const w of waiting.splice(0)) w.grant(disposedWhileWaiting());
       const all = [...members];
       for (const m of all) clearTimeout(m.timer);
       members.clear();

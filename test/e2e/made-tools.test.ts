@@ -11,7 +11,7 @@ import type { ChangesApi } from '../../src/kernel/change-contract.ts';
 import type { ToolResult } from '../../src/kernel/tool-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
-import type { PythonToolApi } from '../../upgrades/python-tool/python-tool.ts';
+import type { PythonToolApi } from '../../upgrades/python-tool/python-tool-types.ts';
 import type { ToolChangeAnswer } from '../../upgrades/made-tools/made-tools.ts';
 import { NUMBERS_FILE } from '../helpers/agent-task.ts';
 import { BAD, FILE_SIZE, SLUGIFY, SLUGIFY_V2, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { boot, type ArmatureSystem } from '../../src/kernel/boot.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
-import type { PythonToolApi } from '../../upgrades/python-tool/python-tool.ts';
+import type { PythonToolApi } from '../../upgrades/python-tool/python-tool-types.ts';
 import { withPersonas } from '../helpers/persona-overlay.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 

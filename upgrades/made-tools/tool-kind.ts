@@ -15,7 +15,7 @@ import type { ToolExecutor, ToolRunnerApi } from '../../src/kernel/tool-contract
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
 import type { ModuleParts, ToolCallContext } from '../../src/kernel/upgrade.ts';
 import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
-import type { PythonToolApi } from '../python-tool/python-tool.ts';
+import type { PythonToolApi } from '../python-tool/python-tool-types.ts';
 import { Canary, type CanaryOptions } from './canary.ts';
 import { JsTool } from './js-tool.ts';
 import { invokeCode, MADE_PACKAGE, versionFiles, versionModule } from './python-code.ts';

@@ -4,7 +4,7 @@ import { BusController } from '../../src/widgets/bus-controller.ts';
 import { widgetStyles } from '../../src/widgets/module-widget.ts';
 import type { ExecuteResult } from '../pyodide-runtime/runtime.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import type { PythonToolApi } from './python-tool.ts';
+import type { PythonToolApi } from './python-tool-types.ts';
 
 let consoleRuns = 0;
 /** Consoles made in this page, for their session names. */

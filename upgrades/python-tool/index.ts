@@ -1,9 +1,10 @@
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
-import { createPythonTool, type PythonToolApi } from './python-tool.ts';
+import { createPythonTool } from './python-tool.ts';
+import type { PythonToolApi } from './python-tool-types.ts';
 
-export type { PythonToolApi, PythonToolStats } from './python-tool.ts';
+export type { PythonToolApi, PythonToolStats } from './python-tool-types.ts';
 
 /** PythonTool: Python as the agent's main tool, and every other tool callable from Python. */
 export const metadata: UpgradeMetadata = {

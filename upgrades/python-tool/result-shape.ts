@@ -5,7 +5,7 @@
  */
 import type { ErrorInfo } from '../../src/kernel/errors.ts';
 import type { ToolFailure, ToolSuccess } from '../../src/kernel/tool-contract.ts';
-import type { ExecutePythonErrorDetails, ExecutePythonValue } from './python-tool.ts';
+import type { ExecutePythonErrorDetails, ExecutePythonValue } from './python-tool-types.ts';
 
 type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
 

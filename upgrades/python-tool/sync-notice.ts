@@ -3,7 +3,7 @@
  * Python wrote without `write_file`, deletions without `delete_file`.
  */
 import type { SyncReport } from '../pyodide-runtime/runtime.ts';
-import type { SyncOut } from './python-tool.ts';
+import type { SyncOut } from './python-tool-types.ts';
 
 /** `out` with a notice of what the persona kept in Python, if anything. */
 export function withSyncNotice(out: NonNullable<SyncReport['out']>, may: { write: boolean; delete: boolean }, personaId: string): SyncOut {

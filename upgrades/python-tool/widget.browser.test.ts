@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { ExecuteResult, RuntimeState } from '../pyodide-runtime/runtime.ts';
-import type { PythonToolApi, PythonToolStats } from './python-tool.ts';
+import type { PythonToolApi, PythonToolStats } from './python-tool-types.ts';
 import type { PythonConsole } from './console.ts';
 import { PythonToolWidget } from './widget.ts';
 import { $, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';

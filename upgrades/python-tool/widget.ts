@@ -4,7 +4,7 @@ import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../sr
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import './console.ts';
 import { metadata } from './index.ts';
-import type { PythonToolApi } from './python-tool.ts';
+import type { PythonToolApi } from './python-tool-types.ts';
 
 /**
  * PythonTool widget: executions, success rate, mean time, recent errors, the tool catalog,

@@ -17,14 +17,23 @@ export const PIPE_KIND = { request: 1, answer: 2, sleeping: 3 } as const;
 const HEADER = 5;
 const EMPTY = new Uint8Array(0);
 
+const encoder = new TextEncoder();
+
+/** Room a request frame for `text` may need: UTF-8 takes at most 3 bytes per UTF-16 unit. */
+const requestRoom = (text: string) => HEADER + text.length * 3;
+
+/** Writes the request frame for `text` at the start of `out` (at least {@link requestRoom} long); returns its length. */
+function writeRequest(text: string, out: Uint8Array): number {
+  const { written } = encoder.encodeInto(text, out.subarray(HEADER));
+  new DataView(out.buffer, out.byteOffset).setUint32(0, written + 1);
+  out[4] = PIPE_KIND.request;
+  return HEADER + written;
+}
+
 /** A request frame. */
 export function requestFrame(text: string): Uint8Array {
-  const body = new TextEncoder().encode(text);
-  const out = new Uint8Array(HEADER + body.length);
-  new DataView(out.buffer).setUint32(0, body.length + 1);
-  out[4] = PIPE_KIND.request;
-  out.set(body, HEADER);
-  return out;
+  const out = new Uint8Array(requestRoom(text));
+  return out.slice(0, writeRequest(text, out));
 }
 
 /** An answer frame for `callId` carrying `payload` (a marshal document). */
@@ -123,7 +132,11 @@ export class ToolPipeInterrupted extends Error {
 export class ToolPipeClient {
   private buf = new Uint8Array(64 * 1024);
   private filled = 0;
+  /** Bytes at the start of `buf` taken by the last frame returned: dropped when the next is read. */
+  private taken = 0;
   private waitingFor = 0;
+  /** Where requests are framed (grown as needed), so a request costs no allocation. */
+  private out = new Uint8Array(4096);
 
   constructor(
     private readonly fd: number,
@@ -135,11 +148,13 @@ export class ToolPipeClient {
 
   /** Writes a request frame (all of it). */
   send(text: string): void {
-    this.writeAll(requestFrame(text));
+    if (this.out.length < requestRoom(text)) this.out = new Uint8Array(requestRoom(text));
+    this.writeAll(this.out.subarray(0, writeRequest(text, this.out)));
   }
 
   /**
-   * Blocks until the answer to `callId` arrives and returns its status and payload (a copy).
+   * Blocks until the answer to `callId` arrives and returns its status and payload: a view that
+   * stays valid until the next call of this client (Python copies it at once).
    * Answers to other calls (left over from a call the host cut short) are skipped.
    */
   receive(callId: number): { status: number; payload: Uint8Array } {
@@ -149,20 +164,23 @@ export class ToolPipeClient {
       if (frame[0] !== PIPE_KIND.answer || frame.length < 9) continue;
       const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
       if (view.getUint32(1) !== callId) continue;
-      return { status: view.getUint32(5), payload: frame.slice(9) };
+      return { status: view.getUint32(5), payload: frame.subarray(9) };
     }
   }
 
-  /** The next whole frame's kind and body. */
+  /** The next whole frame's kind and body: a view of the buffer, valid until the next call. */
   private nextFrame(): Uint8Array {
+    if (this.taken > 0) {
+      this.buf.copyWithin(0, this.taken, this.filled);
+      this.filled -= this.taken;
+      this.taken = 0;
+    }
     for (;;) {
       if (this.filled >= 4) {
         const length = new DataView(this.buf.buffer).getUint32(0);
         if (this.filled >= 4 + length) {
-          const frame = this.buf.slice(4, 4 + length);
-          this.buf.copyWithin(0, 4 + length, this.filled);
-          this.filled -= 4 + length;
-          return frame;
+          this.taken = 4 + length;
+          return this.buf.subarray(4, 4 + length);
         }
         if (this.buf.length < 4 + length) {
           const grown = new Uint8Array(Math.max(4 + length, this.buf.length * 2));

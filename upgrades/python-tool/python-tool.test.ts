@@ -9,8 +9,6 @@ import { createPyodideRuntime, type PyodideRuntimeApi } from '../pyodide-runtime
 import { createPythonTool } from './python-tool.ts';
 import type { PythonToolApi } from './python-tool-types.ts';
 import { BRIEF_OMITS, describeExecutePythonResult, EXECUTE_PYTHON_FAILURE, EXECUTE_PYTHON_SUCCESS, type ResultShape } from './result-shape.ts';
-import { createWorkspace } from '../workspace/workspace.ts';
-import { memoryStore } from '../../test/helpers/memory-platform.ts';
 import { primeSnapshot } from '../../test/helpers/snapshot.ts';
 import { toAnswer } from '../../src/bridge/marshal.ts';
 
@@ -388,54 +386,4 @@ out`);
     assert.equal(s.errors[0]!.type, 'PackageNotFoundError');
     assert.ok(s.lastExecution!.at > 0);
   });
-});
-
-test('sync_workspace: Python sees workspace files and its changes are written back', async () => {
-  const bus = createEventBus();
-  const ws = await createWorkspace({ store: memoryStore(), bus });
-  await ws.write('in.csv', 'a,b\n1,2\n');
-  const runtime = createPyodideRuntime({}, { emit: () => undefined, workspace: ws });
-  const runner = createToolRunner({ bus, persona: { ...persona, tools: ['*'] } });
-  const { api } = createPythonTool({ runtime, runner, persona: { ...persona, tools: ['*'] }, bus });
-  try {
-    const r = await api.executePython({ code: 'import csv\nrows = list(csv.reader(open("/workspace/in.csv")))\nopen("/workspace/out.txt", "w").write(str(len(rows)))\nrows', sync_workspace: true });
-    assert.deepEqual(r.ok && r.value, [['a', 'b'], ['1', '2']]);
-    assert.deepEqual(r.sync?.in?.count, 1);
-    assert.deepEqual(r.sync?.out?.count, 1);
-    assert.equal(ws.readText('out.txt'), '2');
-  } finally {
-    await runtime.dispose();
-  }
-});
-
-test('a runtime that cannot become ready gives a friendly error, not a hang or a throw', async () => {
-  const bus = createEventBus();
-  const runtime = createPyodideRuntime({ indexURL: '/nonexistent/pyodide/' }, { emit: () => undefined });
-  const runner = createToolRunner({ bus, persona });
-  const { api } = createPythonTool({ runtime, runner, persona, bus, readyTimeoutMs: 20_000 });
-  try {
-    const r = await api.executePython({ code: '1' });
-    assert.equal(!r.ok && r.error.type, 'RuntimeNotReady');
-    assert.match(!r.ok ? r.hint ?? '' : '', /Restart the runtime/);
-  } finally {
-    await runtime.dispose();
-  }
-});
-
-test('without a synchronous transport, call_tool explains the isolation headers and call_tool_async works', async () => {
-  const bus = createEventBus();
-  const runtime = createPyodideRuntime({ transport: 'async' }, { emit: () => undefined });
-  const runner = createToolRunner({ bus, persona: { ...persona, tools: ['*'] } });
-  runner.registerTools([decl('echo', 'TestKit', { value: {} })], (_n, a) => a.value);
-  const { api } = createPythonTool({ runtime, runner, persona: { ...persona, tools: ['*'] }, bus });
-  try {
-    const sync = await api.executePython({ code: 'call_tool("echo", {"value": 1})' });
-    assert.equal(!sync.ok && sync.error.type, 'RuntimeError');
-    assert.match(!sync.ok ? sync.error.message : '', /Cross-Origin-Opener-Policy: same-origin.*Cross-Origin-Embedder-Policy: require-corp.*await call_tool_async/s);
-    const asyncOk = await api.executePython({ code: 'await call_tool_async("echo", {"value": {"k": [1, None]}})' });
-    assert.deepEqual(asyncOk.ok && asyncOk.value, { k: [1, null] });
-    assert.equal(runtime.getState().transport, 'async');
-  } finally {
-    await runtime.dispose();
-  }
 });

@@ -89,7 +89,13 @@ test('the client frames requests as the host reads them: non-ASCII text, and lon
   const reader = new ToolPipeReader(1 << 20, { request: (t) => got.push(t), sleeping: () => assert.fail('no sleep'), oversize: () => assert.fail('no oversize') });
   reader.push(join(...written));
   assert.deepEqual(got, texts);
-  assert.deepEqual(requestFrame(texts[0]!), written[0], 'the same bytes as requestFrame');
+  // Each frame: its length (the UTF-8 body and the kind byte), the request kind, the body.
+  for (const [i, t] of texts.entries()) {
+    const body = new TextEncoder().encode(t);
+    const frame = written[i]!;
+    assert.deepEqual([new DataView(frame.buffer).getUint32(0), frame[4], frame.length], [body.length + 1, PIPE_KIND.request, body.length + 5]);
+    assert.deepEqual(frame.subarray(5), body);
+  }
 });
 
 test('an interrupt ends a wait for an answer that does not come', () => {

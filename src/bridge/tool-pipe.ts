@@ -148,7 +148,8 @@ export class ToolPipeClient {
 
   /** Writes a request frame (all of it). */
   send(text: string): void {
-    if (this.out.length < requestRoom(text)) this.out = new Uint8Array(requestRoom(text));
+    const room = requestRoom(text);
+    if (this.out.length < room) this.out = new Uint8Array(room);
     this.writeAll(this.out.subarray(0, writeRequest(text, this.out)));
   }
 

@@ -81,7 +81,7 @@ export class RunExecutor {
       signal();
     }, timerMs(timeoutMs));
     abort?.addEventListener('abort', signal, { once: true });
-    const res = await l.request<ExecuteValue>(owner === undefined ? { type: 'execute', id, runId, code } : { type: 'execute', id, runId, code, owner });
+    const res = await l.request<ExecuteValue>({ type: 'execute', id, runId, code, ...(owner === undefined ? {} : { owner }) });
     abort?.removeEventListener('abort', signal);
     clearTimeout(timeout);
     stopSignals();

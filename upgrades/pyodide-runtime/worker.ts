@@ -61,6 +61,12 @@ function heapBytes(): number | undefined {
   return (python?.py as unknown as { _module?: { HEAPU8?: Uint8Array } } | undefined)?._module?.HEAPU8?.byteLength;
 }
 
+/** Fresh globals for user code (the `reset` request, and a run changing hands). */
+function clearGlobals(p: Started): void {
+  p.runner.reset!();
+  p.globalsOf = null;
+}
+
 /**
  * Makes the globals `owner`'s: fresh when another owner's code ran in them last (the pool handed
  * this runtime to another session without a reset of its own, saving a round trip). Returns false,
@@ -70,7 +76,7 @@ function heapBytes(): number | undefined {
 function takeGlobals(p: Started, id: string, owner: string | undefined): boolean {
   if (owner !== undefined && p.globalsOf !== null && p.globalsOf !== owner) {
     try {
-      p.runner.reset!();
+      clearGlobals(p);
     } catch (e) {
       fail(id, { type: 'RuntimeNotReady', message: `the globals left by the previous session could not be cleared (${clip(jsError(e).message, 500)}), so this run did not start; the runtime was restarted`, traceback: '' }, true);
       return false;
@@ -160,8 +166,7 @@ async function handle(msg: HostMessage): Promise<void> {
       return reply(msg.id, pairs.map(([name, version]) => ({ name, version })));
     }
     case 'reset':
-      p.runner.reset!();
-      p.globalsOf = null;
+      clearGlobals(p);
       return reply(msg.id, null);
     case 'write-files':
       return reply(msg.id, writeFiles(p.py, msg.root, msg.files));

@@ -16,7 +16,7 @@ import { toWireError } from '../../src/sandbox/agent-scope.ts';
 import { ToChildSchema, type ChildOptions, type FromChild, type Method } from './process-protocol.ts';
 import { childSnapshotFile, SNAPSHOT_KEY } from './process-snapshots.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol.ts';
-import { createWorkerRuntime } from './runtime.ts';
+import { createWorkerRuntime } from './worker-runtime.ts';
 import { resolveOptions } from './runtime-options.ts';
 import type { RuntimeCore, RuntimeHost, ToolCallHandler, WorkspaceLike } from './runtime-types.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';

@@ -1,33 +1,10 @@
 /**
- * The options of the runtime pool (sessions, each with its own Python runtime and globals), with
- * their defaults and the checks that refuse a value the pool cannot take.
+ * The options of the runtime pool (sessions, each with its own Python runtime and globals): their
+ * defaults and the checks that refuse a value the pool cannot take. They are declared, with the
+ * runtime's other options, in `runtime-options.ts`.
  */
 import { MAX_TIMER_MS, timeoutProblem } from '../../src/kernel/bounded.ts';
-import { RuntimeOptionError } from './runtime-options.ts';
-
-/** Options of the runtime pool, part of `PyodideRuntimeOptions`. */
-export interface PoolOptions {
-  /**
-   * Most runtimes serving sessions at once (`execute(code, { session })`): each session gets a
-   * runtime of its own while it lives; a session past this many waits for one to be freed (a
-   * session ending, or reclaimed when idle). Runs without a session use the shared runtime, which
-   * is not counted here. Whole number from 1 to 64. Default: the machine's cores
-   * (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in browsers), at least 1.
-   */
-  poolSize?: number;
-  /**
-   * How long a session keeps its runtime without running anything, in ms: then its globals are
-   * dropped and the runtime goes to the next session (its next run says its globals were lost).
-   * A runtime no session has used for as long again stops, freeing its memory; the next session
-   * starts one from the start-up snapshot. 1 to 2147483647. Default: 300000 (5 minutes).
-   */
-  poolIdleMs?: number;
-  /**
-   * Most runs waiting for a runtime of the pool; one more is refused at once with `RUNTIME_BUSY`.
-   * A waiting run gives up after its own timeout. Whole number from 0 to 100000. Default: 256.
-   */
-  poolQueueLimit?: number;
-}
+import { RuntimeOptionError, type PoolOptions } from './runtime-options.ts';
 
 /** {@link PoolOptions} with every default filled in. */
 export interface ResolvedPoolOptions {

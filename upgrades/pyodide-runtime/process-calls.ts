@@ -13,7 +13,7 @@ import type { TransportExit } from '../../src/sandbox/transport.ts';
 import { MarshalTooLargeError, toAnswer } from '../../src/bridge/marshal.ts';
 import { answerFrame } from '../../src/bridge/tool-pipe.ts';
 import { parseToolJson } from '../../src/bridge/tool-request.ts';
-import type { ChildLink } from './process-connection.ts';
+import type { ChildLink } from './process-child-link.ts';
 import type { FromChild, ToChild } from './process-protocol.ts';
 import { ToolCallMessageSchema, parseMessage } from './protocol.ts';
 import { TOOL_STATUS } from './python-prelude.ts';

@@ -9,11 +9,11 @@
  */
 import { timerMs } from '../../src/kernel/bounded.ts';
 import type { PythonStatus } from '../../src/kernel/events.ts';
-import type { ConfinedChild } from '../../src/sandbox/confined-child.ts';
 import type { TransportExit } from '../../src/sandbox/transport.ts';
 import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { ToolPipeReader } from '../../src/bridge/tool-pipe.ts';
 import { directWriter, type ChildCallAnswerer } from './process-calls.ts';
+import type { Answer, ChildLink } from './process-child-link.ts';
 import { childLaunch } from './process-paths.ts';
 import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
 import { answerCache } from './process-snapshots.ts';
@@ -25,36 +25,6 @@ import type { RuntimeHost, RuntimeState } from './runtime-types.ts';
 
 /** Warnings of one child printed at most. */
 const MAX_CHILD_WARNINGS = 20;
-
-/** An answer of the child to one call. */
-export type Answer = { ok: true; value: unknown } | { ok: false; error: PythonErrorInfo };
-
-/** One started child. */
-export interface ChildLink {
-  child: ConfinedChild;
-  indexURL: string;
-  pending: Map<string, (answer: Answer) => void>;
-  dead: boolean;
-  /** Run ids of `execute` calls sent and not answered, with their timeouts: the only runs the child may report on. */
-  queued: Map<string, number>;
-  /** The run the child reported started and not yet finished. */
-  current?: string;
-  /** Warnings the child sent (only the first {@link MAX_CHILD_WARNINGS} are printed). */
-  warnings: number;
-  /** Ends the current run's `call_tool`s at its timeout (the child interrupts Python then too). */
-  runTimer?: ReturnType<typeof setTimeout>;
-  /** When the child said hello (its channel is up). */
-  hello: Promise<void>;
-  sayHello(): void;
-  /** `call_tool` requests from the worker's pipe being answered, by call id. */
-  calls: Set<number>;
-  /** Calls whose worker went to sleep waiting for the answer: it needs a wake-up. */
-  sleepers: Set<number>;
-  /** Writes a frame on the worker's pipe. */
-  writeFrame(frame: Uint8Array): void;
-  /** The Python modules its start message carried (a later identical set is not sent again). */
-  startedWith?: readonly { path: string; source: string }[];
-}
 
 /** An error carrying the PythonErrorInfo to report. */
 type InfoError = Error & { info: PythonErrorInfo };

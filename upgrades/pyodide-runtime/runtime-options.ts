@@ -11,7 +11,30 @@ import type { BlobCache } from '../../src/platform/platform.ts';
 import type { ToolCallHandler } from './runtime-types.ts';
 import type { SnapshotMode } from './snapshot-store.ts';
 import { inNode } from './worker-handle.ts';
-import type { PoolOptions } from './pool-options.ts';
+
+/** Options of the runtime pool, part of `PyodideRuntimeOptions`. */
+export interface PoolOptions {
+  /**
+   * Most runtimes serving sessions at once (`execute(code, { session })`): each session gets a
+   * runtime of its own while it lives; a session past this many waits for one to be freed (a
+   * session ending, or reclaimed when idle). Runs without a session use the shared runtime, which
+   * is not counted here. Whole number from 1 to 64. Default: the machine's cores
+   * (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in browsers), at least 1.
+   */
+  poolSize?: number;
+  /**
+   * How long a session keeps its runtime without running anything, in ms: then its globals are
+   * dropped and the runtime goes to the next session (its next run says its globals were lost).
+   * A runtime no session has used for as long again stops, freeing its memory; the next session
+   * starts one from the start-up snapshot. 1 to 2147483647. Default: 300000 (5 minutes).
+   */
+  poolIdleMs?: number;
+  /**
+   * Most runs waiting for a runtime of the pool; one more is refused at once with `RUNTIME_BUSY`.
+   * A waiting run gives up after its own timeout. Whole number from 0 to 100000. Default: 256.
+   */
+  poolQueueLimit?: number;
+}
 
 /** Options of {@link createPyodideRuntime}; the pool's (`poolSize`, `poolIdleMs`, `poolQueueLimit`) are in {@link PoolOptions}. */
 export interface PyodideRuntimeOptions extends PoolOptions {

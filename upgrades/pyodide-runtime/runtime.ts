@@ -76,7 +76,7 @@ export type {
   WorkspaceLike,
 } from './runtime-types.ts';
 
-export type { PoolOptions } from './pool-options.ts';
+export type { PoolOptions } from './runtime-options.ts';
 
 /**
  * Creates the runtime: the shared runtime, and the pool of runtimes for sessions

@@ -3,8 +3,8 @@
  * (`PythonErrorInfo`), with a hint that says what to do. Each names the session and the limit it met.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import { DISPOSED_HINT, runtimeDisposed } from './hints.ts';
-import type { PythonErrorInfo } from './protocol.ts';
+import { DISPOSED_HINT, runtimeDisposed } from './protocol/hints.ts';
+import type { PythonErrorInfo } from './protocol/protocol.ts';
 
 export interface Refusal {
   refused: PythonErrorInfo;

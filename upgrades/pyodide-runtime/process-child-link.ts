@@ -4,7 +4,7 @@
  * two depend on it and not on each other.
  */
 import type { ConfinedChild } from '../../src/sandbox/confined-child.ts';
-import type { PythonErrorInfo } from './protocol.ts';
+import type { PythonErrorInfo } from './protocol/protocol.ts';
 
 /** An answer of the child to one call. */
 export type Answer = { ok: true; value: unknown } | { ok: false; error: PythonErrorInfo };

@@ -15,11 +15,11 @@ import { ToolPipeReader } from '../../src/bridge/tool-pipe.ts';
 import { directWriter, type ChildCallAnswerer } from './process-calls.ts';
 import type { Answer, ChildLink } from './process-child-link.ts';
 import { childLaunch } from './process-paths.ts';
-import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './process-protocol.ts';
+import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './protocol/process-protocol.ts';
 import { answerCache } from './process-snapshots.ts';
-import { nextId } from './ids.ts';
-import { runtimeDisposed, runtimeDisposedError } from './hints.ts';
-import { parseMessage, type PythonErrorInfo } from './protocol.ts';
+import { nextId } from './protocol/ids.ts';
+import { runtimeDisposed, runtimeDisposedError } from './protocol/hints.ts';
+import { parseMessage, type PythonErrorInfo } from './protocol/protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost, RuntimeState } from './runtime-types.ts';
 

@@ -11,12 +11,12 @@
  *
  * No Node module is imported here at the top: browsers load this file (and never call it).
  */
-import { hintFor } from './hints.ts';
-import { nextId } from './ids.ts';
+import { hintFor } from './protocol/hints.ts';
+import { nextId } from './protocol/ids.ts';
 import { ChildCallAnswerer } from './process-calls.ts';
 import { ChildConnection } from './process-connection.ts';
-import { ExecuteAnswerSchema, InstallAnswerSchema, PackagesAnswerSchema, SyncAnswerSchema } from './process-protocol.ts';
-import type { PackageInfo, PythonErrorInfo } from './protocol.ts';
+import { ExecuteAnswerSchema, InstallAnswerSchema, PackagesAnswerSchema, SyncAnswerSchema } from './protocol/process-protocol.ts';
+import type { PackageInfo, PythonErrorInfo } from './protocol/protocol.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from './runtime-options.ts';
 import { applyOut, filesIn } from './workspace-sync.ts';
 import type { ExecuteResult, InstallResult, RuntimeCore, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from './runtime-types.ts';

@@ -5,7 +5,7 @@
  * children — never by an unconfined runtime, whose cache clean-up (of `*.snapshot` keys) also
  * leaves these alone.
  */
-import type { FromChild } from './process-protocol.ts';
+import type { FromChild } from './protocol/process-protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 
 /**

@@ -4,7 +4,7 @@
  */
 import { normalizeNetworkPolicy } from '../../src/sandbox/network-policy.ts';
 import type { Fetched, FetchRequest, NetworkPolicy } from '../../src/sandbox/protocol.ts';
-import { DEFAULT_PACKAGE_INDEX, type PythonErrorInfo, type Transport } from './protocol.ts';
+import { DEFAULT_PACKAGE_INDEX, type PythonErrorInfo, type Transport } from './protocol/protocol.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { MAX_TIMER_MS, timeoutProblem } from '../../src/kernel/bounded.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';

@@ -24,7 +24,7 @@
  */
 import { nameProblem, quote, timerMs } from '../../src/kernel/bounded.ts';
 import type { PythonPoolState } from '../../src/kernel/events.ts';
-import { nextId } from './ids.ts';
+import { nextId } from './protocol/ids.ts';
 import { PoolEvents } from './pool-events.ts';
 import { PoolModules } from './pool-modules.ts';
 import type { ResolvedPoolOptions } from './pool-options.ts';

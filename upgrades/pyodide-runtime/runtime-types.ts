@@ -3,7 +3,7 @@
  * Options live in `runtime-options.ts`; both are re-exported by `runtime.ts`.
  */
 import type { ArmatureEvents, PythonPoolState, PythonStatus } from '../../src/kernel/events.ts';
-import type { PackageInfo, PythonErrorInfo, Transport } from './protocol.ts';
+import type { PackageInfo, PythonErrorInfo, Transport } from './protocol/protocol.ts';
 
 /** The subset of the Workspace API the runtime needs for `syncWorkspace`. */
 export interface WorkspaceLike {

@@ -58,8 +58,8 @@ import { createRuntimePool } from './runtime-pool.ts';
 import { resolvePoolOptions } from './pool-options.ts';
 import { createWorkerRuntime } from './worker-runtime.ts';
 
-export { DEFAULT_PACKAGE_INDEX, PYODIDE_VERSION } from './protocol.ts';
-export { hintFor } from './hints.ts';
+export { DEFAULT_PACKAGE_INDEX, PYODIDE_VERSION } from './protocol/protocol.ts';
+export { hintFor } from './protocol/hints.ts';
 export { RuntimeOptionError } from './runtime-options.ts';
 export type { PyodideRuntimeOptions } from './runtime-options.ts';
 export type {

@@ -4,7 +4,7 @@
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { memoryCache } from '../../test/helpers/memory-platform.ts';
-import type { InitResult } from './protocol.ts';
+import type { InitResult } from './protocol/protocol.ts';
 import { SnapshotStore, forgetMemorySnapshots, snapshotKey } from './snapshot-store.ts';
 
 const started = (extra: Partial<InitResult> = {}): InitResult => ({ pythonVersion: '3.13.2', pyodideVersion: '0.29.5', transport: 'shared-memory', fromSnapshot: false, ...extra });

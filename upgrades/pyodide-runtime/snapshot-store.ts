@@ -11,7 +11,7 @@
  * directory are all set after a restore, the same way as after a fresh start.
  */
 import type { BlobCache } from '../../src/platform/platform.ts';
-import { PYODIDE_VERSION, type InitResult } from './protocol.ts';
+import { PYODIDE_VERSION, type InitResult } from './protocol/protocol.ts';
 import { BRIDGE_MODULE, SNAPSHOT_PREIMPORTS } from './python-prelude.ts';
 import { RUNNER_MODULE } from './python-runner.ts';
 

@@ -3,7 +3,7 @@
  * Web Worker in the browser. Node-only modules are imported lazily, so browser bundles never load them.
  */
 import { pyodideWorkerScript } from '../../src/platform/package-layout.ts';
-import { secretId } from './ids.ts';
+import { secretId } from './protocol/ids.ts';
 
 /** What the runtime needs from a worker. */
 export interface WorkerHandle {

@@ -4,8 +4,8 @@
  * dies. Replacing a worker is the supervisor's (`worker-supervisor.ts`); a session only ever ends.
  */
 import type { RuntimeHost } from './runtime-types.ts';
-import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol.ts';
-import { secretId } from './ids.ts';
+import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol/protocol.ts';
+import { secretId } from './protocol/ids.ts';
 import { OutputDrain } from './output-drain.ts';
 import type { SnapshotStore } from './snapshot-store.ts';
 import { canShareMemory, chooseTransport, packageCacheDirFor, type ResolvedOptions } from './runtime-options.ts';

@@ -4,8 +4,8 @@
  * restarts, last error). Everything else about a worker is its session's (`worker-session.ts`).
  */
 import type { PythonStatus } from '../../src/kernel/events.ts';
-import { runtimeDisposed, runtimeDisposedError } from './hints.ts';
-import type { InitResult, PythonErrorInfo } from './protocol.ts';
+import { runtimeDisposed, runtimeDisposedError } from './protocol/hints.ts';
+import type { InitResult, PythonErrorInfo } from './protocol/protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost } from './runtime-types.ts';
 import type { ToolCallAnswerer } from './tool-calls.ts';

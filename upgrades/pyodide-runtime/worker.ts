@@ -11,7 +11,7 @@
 import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
 import { clip } from '../../src/kernel/bounded.ts';
 import { measureClone } from '../../src/sandbox/measure.ts';
-import { parseHostMessage, type HeapFull, type HostMessage, type PythonErrorInfo } from './protocol.ts';
+import { parseHostMessage, type HeapFull, type HostMessage, type PythonErrorInfo } from './protocol/protocol.ts';
 import { toPlain } from './worker/to-plain.ts';
 import { WorkerBridge } from './worker/bridge.ts';
 import { readChanged, writeFiles } from './worker/files.ts';

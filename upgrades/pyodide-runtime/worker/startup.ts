@@ -4,7 +4,7 @@
  * imported (taking a snapshot when asked) — then connect output, interrupts and the bridge.
  */
 import { loadPyodide, type PyodideInterface } from 'pyodide';
-import type { InitRequest, InitResult } from '../protocol.ts';
+import type { InitRequest, InitResult } from '../protocol/protocol.ts';
 import { BRIDGE_MODULE, SNAPSHOT_PREIMPORTS } from '../python-prelude.ts';
 import { RUNNER_MODULE } from '../python-runner.ts';
 import type { WorkerBridge } from './bridge.ts';

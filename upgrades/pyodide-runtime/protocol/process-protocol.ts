@@ -11,7 +11,7 @@
  * runtime would print with `console.warn`).
  */
 import { z } from 'zod';
-import { FetchedSchema, NetworkPolicySchema, WireErrorSchema } from '../../src/sandbox/protocol.ts';
+import { FetchedSchema, NetworkPolicySchema, WireErrorSchema } from '../../../src/sandbox/protocol.ts';
 import { PythonErrorSchema } from './protocol.ts';
 
 const id = z.string().min(1).max(64);

@@ -7,7 +7,7 @@
  * stream chunks and tool calls are worker-initiated and carry the id of the request they belong to.
  */
 import { z } from 'zod';
-import { FetchedSchema, NetworkPolicySchema, WireErrorSchema } from '../../src/sandbox/protocol.ts';
+import { FetchedSchema, NetworkPolicySchema, WireErrorSchema } from '../../../src/sandbox/protocol.ts';
 
 /** The pinned Pyodide version (the npm package the worker loads). */
 export const PYODIDE_VERSION = '0.29.5';

@@ -16,7 +16,7 @@ import { parseToolJson } from '../../src/bridge/tool-request.ts';
 import type { ChildLink } from './process-child-link.ts';
 import type { FromChild, ToChild } from './protocol/process-protocol.ts';
 import { ToolCallMessageSchema, parseMessage } from './protocol/protocol.ts';
-import { TOOL_STATUS } from './python-prelude.ts';
+import { TOOL_STATUS } from './python/python-prelude.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { BridgeCall, ToolCallHandler } from './runtime-types.ts';
 import { runInToolScope } from './tool-call-scope.ts';

@@ -9,7 +9,7 @@ import type { RequestPoller } from '../../src/bridge/request-poller.ts';
 import type { SlotRequest, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
 import { parseToolJson } from '../../src/bridge/tool-request.ts';
 import { ToolCallMessageSchema, parseMessage, type Transport } from './protocol/protocol.ts';
-import { MORE_PARTS, TOOL_STATUS } from './python-prelude.ts';
+import { MORE_PARTS, TOOL_STATUS } from './python/python-prelude.ts';
 import type { BridgeCall, ToolCallHandler } from './runtime-types.ts';
 import { runInToolScope, type ToolCallScope } from './tool-call-scope.ts';
 

@@ -10,7 +10,7 @@
  * and calls `armature_bridge._connect()`, in a fresh interpreter and in a restored one alike.
  */
 
-import { MAX_NAME_LENGTH } from '../../src/kernel/bounded.ts';
+import { MAX_NAME_LENGTH } from '../../../src/kernel/bounded.ts';
 
 /** Status words of a tool answer (shared with the host). */
 export const TOOL_STATUS = { ok: 0, toolError: 1, interrupted: 2, bridgeError: 3 } as const;

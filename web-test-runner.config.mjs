@@ -81,7 +81,7 @@ export default {
   middleware: [
     ...(isolated ? [isolationHeadersMiddleware()] : []),
     projectFilesMiddleware(process.cwd()),
-    pyodideWorkerCspMiddleware(['/upgrades/pyodide-runtime/worker.ts']),
+    pyodideWorkerCspMiddleware(['/upgrades/pyodide-runtime/worker/main.ts']),
     sandboxWorkerMiddleware(),
     testFixturesMiddleware(),
     probeMiddleware(),

@@ -98,7 +98,7 @@ rmSync(dist, { recursive: true, force: true });
 const [node, browser, browserWorker, dashboard] = await Promise.all([
   esbuild.build({
     ...common,
-    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker.ts' },
+    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker/main.ts' },
     outdir: 'dist/node',
     splitting: true,
     platform: 'node',
@@ -118,7 +118,7 @@ const [node, browser, browserWorker, dashboard] = await Promise.all([
   }),
   esbuild.build({
     ...common,
-    entryPoints: { 'pyodide-worker': 'upgrades/pyodide-runtime/worker.ts' },
+    entryPoints: { 'pyodide-worker': 'upgrades/pyodide-runtime/worker/main.ts' },
     outdir: 'dist/browser',
     platform: 'browser',
     // Loaded by URL, not through the consumer's bundler, so it is shipped ready to serve.

@@ -53,7 +53,7 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
   const result = await esbuild.build({
     entryPoints: {
       main: join(options.root, 'src/dashboard/main.ts'),
-      'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker.ts'),
+      'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker/main.ts'),
     },
     outdir: outDir,
     bundle: true,

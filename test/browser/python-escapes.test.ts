@@ -64,7 +64,7 @@ describe('Python cannot reach the page (Chromium)', () => {
   }
 
   it('the worker script is served with a CSP forbidding eval', async () => {
-    const res = await fetch('/upgrades/pyodide-runtime/worker.ts');
+    const res = await fetch('/upgrades/pyodide-runtime/worker/main.ts');
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).to.match(/script-src 'self' 'wasm-unsafe-eval'/);
     expect(csp).to.not.match(/'unsafe-eval'/);

@@ -1,7 +1,7 @@
 /**
  * Node only: starting the confined child of `process` isolation. The child runs two plain-JS
  * bundles — its entry (`process-child.ts`: the Pyodide runtime's host side) and the Pyodide worker
- * it starts (`worker.ts`) — each self-contained, since the permission model lets the child read
+ * it starts (`worker/main.ts`) — each self-contained, since the permission model lets the child read
  * only them and Pyodide's own files. The built package ships both (`package-layout.ts`); from the
  * sources they are bundled on first use into a private temporary folder.
  */
@@ -25,7 +25,7 @@ export async function bundlePythonChild(): Promise<{ child: string; worker: stri
   const common = { bundle: true, write: false, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', banner: { js: REQUIRE_BANNER } } as const;
   const [child, worker] = await Promise.all([
     esbuild.build({ ...common, entryPoints: [join(here, 'process-child.ts')] }),
-    esbuild.build({ ...common, entryPoints: [join(here, 'worker.ts')] }),
+    esbuild.build({ ...common, entryPoints: [join(here, 'worker', 'main.ts')] }),
   ]);
   return { child: child.outputFiles[0]!.text, worker: worker.outputFiles[0]!.text };
 }

@@ -68,7 +68,7 @@ export interface PyodideRuntimeOptions extends PoolOptions {
    * globals were lost. At least 64. Default: 4096.
    */
   maxHeapMb?: number;
-  /** Worker script URL. Default: the sources' `worker.ts` or the built `pyodide-worker.js` (`pyodideWorkerScript` in `src/platform/package-layout.ts`); bundles pass their own. */
+  /** Worker script URL. Default: the sources' `worker/main.ts` or the built `pyodide-worker.js` (`pyodideWorkerScript` in `src/platform/package-layout.ts`); bundles pass their own. */
   workerUrl?: string | URL;
   /**
    * Where Pyodide's own files are (`pyodide.asm.wasm`, `python_stdlib.zip`, `pyodide-lock.json`),

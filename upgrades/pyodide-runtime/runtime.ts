@@ -5,7 +5,7 @@
  *
  * Design notes (for the blueprint):
  * - Files, one job each: `protocol.ts` (zod schemas of every message, both directions; both sides
- *   validate what they receive; errors cross as `{ type, message, traceback }`), `worker.ts` (the
+ *   validate what they receive; errors cross as `{ type, message, traceback }`), `worker/main.ts` (the
  *   worker: Node `worker_threads` or a module Web Worker, no DOM), `worker-handle.ts` (the one
  *   adapter over the two worker kinds), `python-prelude.ts` (Python modules installed in every
  *   interpreter: the runner and the `call_tool` bridge), `clone-safety.ts` (the one

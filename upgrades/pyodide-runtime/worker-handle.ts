@@ -49,7 +49,7 @@ export function spawnWorkerEarly(url: string, preload: { indexURL: string; confi
 
 /**
  * Starts the Pyodide worker (or takes the one started early for the same script). `url` overrides
- * the worker script (browser bundles pass their own). Default: the sources' `worker.ts` or the
+ * the worker script (browser bundles pass their own). Default: the sources' `worker/main.ts` or the
  * built `pyodide-worker.js` (see `package-layout.ts`).
  */
 export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {

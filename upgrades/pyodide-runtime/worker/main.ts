@@ -1,26 +1,26 @@
 /**
  * The Pyodide worker: a module Web Worker in the browser, a `worker_threads` worker in Node.
- * Speaks only the protocol in `protocol.ts` and validates every message it receives.
+ * Speaks only the protocol in `protocol/protocol.ts` and validates every message it receives.
  * Imports no DOM and nothing Node-specific at the top level.
  *
  * This file receives requests and runs them one at a time; the parts live beside it:
- * `worker/port.ts` (the message channel), `worker/startup.ts` (starting Python, snapshots),
- * `worker/output.ts` (stdout/stderr), `worker/bridge.ts` (`call_tool`), `worker/install.ts`
- * (packages), `worker/files.ts` (file sync), `worker/to-plain.ts` (values).
+ * `port.ts` (the message channel), `startup.ts` (starting Python, snapshots),
+ * `output.ts` (stdout/stderr), `bridge.ts` (`call_tool`), `install.ts`
+ * (packages), `files.ts` (file sync), `to-plain.ts` (values).
  */
-import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
-import { clip } from '../../src/kernel/bounded.ts';
-import { measureClone } from '../../src/sandbox/measure.ts';
-import { parseHostMessage, type HeapFull, type HostMessage, type PythonErrorInfo } from './protocol/protocol.ts';
-import { toPlain } from './worker/to-plain.ts';
-import { WorkerBridge } from './worker/bridge.ts';
-import { readChanged, writeFiles } from './worker/files.ts';
-import { install } from './worker/install.ts';
-import { WorkerOutput } from './worker/output.ts';
-import { heapFull, setHeapLimit } from './worker/heap.ts';
-import { isFatal, jsError, openPort } from './worker/port.ts';
-import { preloadPython, startPython, type Started } from './worker/startup.ts';
-import type { Fetched } from '../../src/sandbox/protocol.ts';
+import { LoopSpinner } from '../../../src/bridge/loop-spinner.ts';
+import { clip } from '../../../src/kernel/bounded.ts';
+import { measureClone } from '../../../src/sandbox/measure.ts';
+import { parseHostMessage, type HeapFull, type HostMessage, type PythonErrorInfo } from '../protocol/protocol.ts';
+import { toPlain } from './to-plain.ts';
+import { WorkerBridge } from './bridge.ts';
+import { readChanged, writeFiles } from './files.ts';
+import { install } from './install.ts';
+import { WorkerOutput } from './output.ts';
+import { heapFull, setHeapLimit } from './heap.ts';
+import { isFatal, jsError, openPort } from './port.ts';
+import { preloadPython, startPython, type Started } from './startup.ts';
+import type { Fetched } from '../../../src/sandbox/protocol.ts';
 
 const port = await openPort();
 const output = new WorkerOutput(port);

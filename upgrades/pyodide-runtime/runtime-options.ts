@@ -9,7 +9,7 @@ import { ArmatureError } from '../../src/kernel/errors.ts';
 import { MAX_TIMER_MS, timeoutProblem } from '../../src/kernel/bounded.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
 import type { ToolCallHandler } from './runtime-types.ts';
-import type { SnapshotMode } from './snapshot-store.ts';
+import type { SnapshotMode } from './snapshot/snapshot-store.ts';
 import { inNode } from './worker-handle.ts';
 
 /** Options of the runtime pool, part of `PyodideRuntimeOptions`. */

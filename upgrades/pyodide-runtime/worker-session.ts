@@ -7,7 +7,7 @@ import type { RuntimeHost } from './runtime-types.ts';
 import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol/protocol.ts';
 import { secretId } from './protocol/ids.ts';
 import { OutputDrain } from './output-drain.ts';
-import type { SnapshotStore } from './snapshot-store.ts';
+import type { SnapshotStore } from './snapshot/snapshot-store.ts';
 import { canShareMemory, chooseTransport, packageCacheDirFor, type ResolvedOptions } from './runtime-options.ts';
 import type { AnswerTarget, ToolCallAnswerer } from './tool-calls.ts';
 import { defaultIndexURL, spawnWorker, type WorkerHandle } from './worker-handle.ts';

@@ -9,7 +9,7 @@ import type { InitResult, PythonErrorInfo } from './protocol/protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost } from './runtime-types.ts';
 import type { ToolCallAnswerer } from './tool-calls.ts';
-import { SnapshotStore } from './snapshot-store.ts';
+import { SnapshotStore } from './snapshot/snapshot-store.ts';
 import { WorkerSession } from './worker-session.ts';
 
 /** What the supervisor needs from the runtime around it. */

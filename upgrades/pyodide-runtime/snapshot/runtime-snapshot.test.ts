@@ -6,11 +6,11 @@ import { test, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { openDirectoryCache } from '../../src/platform/node-cache.ts';
-import type { BlobCache } from '../../src/platform/platform.ts';
-import { buildWheel } from '../../test/helpers/wheel.ts';
-import { tempDir } from '../../test/helpers/temp-dir.ts';
-import { createPyodideRuntime, type PyodideRuntimeOptions } from './runtime.ts';
+import { openDirectoryCache } from '../../../src/platform/node-cache.ts';
+import type { BlobCache } from '../../../src/platform/platform.ts';
+import { buildWheel } from '../../../test/helpers/wheel.ts';
+import { tempDir } from '../../../test/helpers/temp-dir.ts';
+import { createPyodideRuntime, type PyodideRuntimeOptions } from '../runtime.ts';
 import { forgetMemorySnapshots, snapshotKey } from './snapshot-store.ts';
 
 const warnings: string[] = [];

@@ -10,10 +10,10 @@
  * option is in it: the transport, the interrupt buffer, output, `fastExecute` and the working
  * directory are all set after a restore, the same way as after a fresh start.
  */
-import type { BlobCache } from '../../src/platform/platform.ts';
-import { PYODIDE_VERSION, type InitResult } from './protocol/protocol.ts';
-import { BRIDGE_MODULE, SNAPSHOT_PREIMPORTS } from './python/python-prelude.ts';
-import { RUNNER_MODULE } from './python/python-runner.ts';
+import type { BlobCache } from '../../../src/platform/platform.ts';
+import { PYODIDE_VERSION, type InitResult } from '../protocol/protocol.ts';
+import { BRIDGE_MODULE, SNAPSHOT_PREIMPORTS } from '../python/python-prelude.ts';
+import { RUNNER_MODULE } from '../python/python-runner.ts';
 
 /**
  * Where start-up snapshots are kept: `persist` (in memory and in the runtime's snapshot cache,

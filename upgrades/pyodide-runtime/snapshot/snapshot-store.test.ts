@@ -3,8 +3,8 @@
 // runtime-snapshot.test.ts and test/e2e/snapshot.test.ts).
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryCache } from '../../test/helpers/memory-platform.ts';
-import type { InitResult } from './protocol/protocol.ts';
+import { memoryCache } from '../../../test/helpers/memory-platform.ts';
+import type { InitResult } from '../protocol/protocol.ts';
 import { SnapshotStore, forgetMemorySnapshots, snapshotKey } from './snapshot-store.ts';
 
 const started = (extra: Partial<InitResult> = {}): InitResult => ({ pythonVersion: '3.13.2', pyodideVersion: '0.29.5', transport: 'shared-memory', fromSnapshot: false, ...extra });

@@ -11,7 +11,7 @@ import { pyodideWorkerScript } from '../../src/platform/package-layout.ts';
 import { startPythonEarly } from './early-start.ts';
 import { startPythonChild, startPythonChildEarly } from './process-link.ts';
 import { createPyodideRuntime } from './runtime.ts';
-import { defaultIndexURL, spawnWorker, spawnWorkerEarly } from './worker-handle.ts';
+import { defaultIndexURL, spawnWorker, spawnWorkerEarly } from './host/worker-handle.ts';
 import { until } from '../../test/helpers/until.ts';
 
 

@@ -7,7 +7,7 @@
 import type { EarlyStartModule } from '../../src/kernel/upgrade.ts';
 import type { Platform } from '../../src/platform/platform.ts';
 import { runtimeOptionsFromConfig, type PyodideRuntimeConfig } from './config-options.ts';
-import { resolveOptions } from './runtime-options.ts';
+import { resolveOptions } from './host/runtime-options.ts';
 
 /**
  * Starts the confined child the runtime booted with `config` on `platform` will ask for. Resolves

@@ -4,7 +4,7 @@
  * runtime's other options, in `runtime-options.ts`.
  */
 import { MAX_TIMER_MS, timeoutProblem } from '../../src/kernel/bounded.ts';
-import { RuntimeOptionError, type PoolOptions } from './runtime-options.ts';
+import { RuntimeOptionError, type PoolOptions } from './host/runtime-options.ts';
 
 /** {@link PoolOptions} with every default filled in. */
 export interface ResolvedPoolOptions {

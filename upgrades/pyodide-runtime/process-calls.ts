@@ -17,9 +17,9 @@ import type { ChildLink } from './process-child-link.ts';
 import type { FromChild, ToChild } from './protocol/process-protocol.ts';
 import { ToolCallMessageSchema, parseMessage } from './protocol/protocol.ts';
 import { TOOL_STATUS } from './python/python-prelude.ts';
-import type { ResolvedOptions } from './runtime-options.ts';
-import type { BridgeCall, ToolCallHandler } from './runtime-types.ts';
-import { runInToolScope } from './tool-call-scope.ts';
+import type { ResolvedOptions } from './host/runtime-options.ts';
+import type { BridgeCall, ToolCallHandler } from './host/runtime-types.ts';
+import { runInToolScope } from './host/tool-call-scope.ts';
 
 /** What the answerer needs from the connection to the child. */
 export interface ChildCallHooks {

@@ -16,11 +16,11 @@ import { toWireError } from '../../src/sandbox/agent-scope.ts';
 import { ToChildSchema, type ChildOptions, type FromChild, type Method } from './protocol/process-protocol.ts';
 import { childSnapshotFile, SNAPSHOT_KEY } from './process-snapshots.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol/protocol.ts';
-import { createWorkerRuntime } from './worker-runtime.ts';
-import { resolveOptions } from './runtime-options.ts';
-import type { RuntimeCore, RuntimeHost, ToolCallHandler, WorkspaceLike } from './runtime-types.ts';
+import { createWorkerRuntime } from './host/worker-runtime.ts';
+import { resolveOptions } from './host/runtime-options.ts';
+import type { RuntimeCore, RuntimeHost, ToolCallHandler, WorkspaceLike } from './host/runtime-types.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
-import { spawnWorkerEarly } from './worker-handle.ts';
+import { spawnWorkerEarly } from './host/worker-handle.ts';
 
 // Started with its worker's script and Pyodide's folder (see `process-link.ts`): the worker starts,
 // and loads Pyodide's JavaScript, while the host boots and sends the options; the runtime takes it.

@@ -20,8 +20,8 @@ import { answerCache } from './process-snapshots.ts';
 import { nextId } from './protocol/ids.ts';
 import { runtimeDisposed, runtimeDisposedError } from './protocol/hints.ts';
 import { parseMessage, type PythonErrorInfo } from './protocol/protocol.ts';
-import type { ResolvedOptions } from './runtime-options.ts';
-import type { RuntimeHost, RuntimeState } from './runtime-types.ts';
+import type { ResolvedOptions } from './host/runtime-options.ts';
+import type { RuntimeHost, RuntimeState } from './host/runtime-types.ts';
 
 /** Warnings of one child printed at most. */
 const MAX_CHILD_WARNINGS = 20;

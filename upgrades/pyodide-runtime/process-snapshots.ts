@@ -6,7 +6,7 @@
  * leaves these alone.
  */
 import type { FromChild } from './protocol/process-protocol.ts';
-import type { ResolvedOptions } from './runtime-options.ts';
+import type { ResolvedOptions } from './host/runtime-options.ts';
 
 /**
  * Start-up snapshots made by confined children when the host keeps none on disk (`snapshot:

@@ -29,8 +29,8 @@ import { PoolEvents } from './pool-events.ts';
 import { PoolModules } from './pool-modules.ts';
 import type { ResolvedPoolOptions } from './pool-options.ts';
 import { cancelled, disposedWhileWaiting, invalidSession, poolDisposed, queueFull, refusalError, waitedTooLong, type Refusal } from './pool-refusals.ts';
-import { RUN_TIMEOUT_HINT, runTimeoutProblem } from './runtime-options.ts';
-import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from './runtime-types.ts';
+import { RUN_TIMEOUT_HINT, runTimeoutProblem } from './host/runtime-options.ts';
+import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from './host/runtime-types.ts';
 
 /** One runtime of the pool. */
 interface Member {

@@ -50,18 +50,18 @@
  *   mtimes) and back ('out': new or changed files by mtime); deletions in Python are reported,
  *   not applied; `maxSyncBytes` bounds each direction (files beyond it are listed as skipped).
  */
-import { resolveOptions, type PyodideRuntimeOptions } from './runtime-options.ts';
+import { resolveOptions, type PyodideRuntimeOptions } from './host/runtime-options.ts';
 import { createProcessRuntime } from './process-runtime.ts';
-import { inNode } from './worker-handle.ts';
-import type { PyodideRuntimeApi, RuntimeCore, RuntimeHost } from './runtime-types.ts';
+import { inNode } from './host/worker-handle.ts';
+import type { PyodideRuntimeApi, RuntimeCore, RuntimeHost } from './host/runtime-types.ts';
 import { createRuntimePool } from './runtime-pool.ts';
 import { resolvePoolOptions } from './pool-options.ts';
-import { createWorkerRuntime } from './worker-runtime.ts';
+import { createWorkerRuntime } from './host/worker-runtime.ts';
 
 export { DEFAULT_PACKAGE_INDEX, PYODIDE_VERSION } from './protocol/protocol.ts';
 export { hintFor } from './protocol/hints.ts';
-export { RuntimeOptionError } from './runtime-options.ts';
-export type { PyodideRuntimeOptions } from './runtime-options.ts';
+export { RuntimeOptionError } from './host/runtime-options.ts';
+export type { PyodideRuntimeOptions } from './host/runtime-options.ts';
 export type {
   BridgeCall,
   ExecuteOptions,
@@ -74,9 +74,9 @@ export type {
   SyncReport,
   ToolCallHandler,
   WorkspaceLike,
-} from './runtime-types.ts';
+} from './host/runtime-types.ts';
 
-export type { PoolOptions } from './runtime-options.ts';
+export type { PoolOptions } from './host/runtime-options.ts';
 
 /**
  * Creates the runtime: the shared runtime, and the pool of runtimes for sessions

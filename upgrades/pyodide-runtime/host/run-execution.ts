@@ -3,10 +3,10 @@
  * single ones get lost), the grace period after which a worker that ignores them is replaced, and
  * the shape of the result — which never throws.
  */
-import type { ExecuteValue, HeapFull, PythonErrorInfo } from './protocol/protocol.ts';
-import { timerMs } from '../../src/kernel/bounded.ts';
-import { hintFor } from './protocol/hints.ts';
-import { secretId } from './protocol/ids.ts';
+import type { ExecuteValue, HeapFull, PythonErrorInfo } from '../protocol/protocol.ts';
+import { timerMs } from '../../../src/kernel/bounded.ts';
+import { hintFor } from '../protocol/hints.ts';
+import { secretId } from '../protocol/ids.ts';
 import { joinOutput } from './output-drain.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { ExecuteResult, RuntimeHost } from './runtime-types.ts';

@@ -3,13 +3,13 @@
  * encodes the answer (straight into the shared answer region over shared memory, as a
  * `tool-result` message otherwise), sends long lists in parts, and reports each answered call.
  */
-import { MarshalTooLargeError, toAnswer } from '../../src/bridge/marshal.ts';
-import { shortName } from '../../src/kernel/bounded.ts';
-import type { RequestPoller } from '../../src/bridge/request-poller.ts';
-import type { SlotRequest, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
-import { parseToolJson } from '../../src/bridge/tool-request.ts';
-import { ToolCallMessageSchema, parseMessage, type Transport } from './protocol/protocol.ts';
-import { MORE_PARTS, TOOL_STATUS } from './python/python-prelude.ts';
+import { MarshalTooLargeError, toAnswer } from '../../../src/bridge/marshal.ts';
+import { shortName } from '../../../src/kernel/bounded.ts';
+import type { RequestPoller } from '../../../src/bridge/request-poller.ts';
+import type { SlotRequest, SyncChannelHost } from '../../../src/bridge/sync-channel.ts';
+import { parseToolJson } from '../../../src/bridge/tool-request.ts';
+import { ToolCallMessageSchema, parseMessage, type Transport } from '../protocol/protocol.ts';
+import { MORE_PARTS, TOOL_STATUS } from '../python/python-prelude.ts';
 import type { BridgeCall, ToolCallHandler } from './runtime-types.ts';
 import { runInToolScope, type ToolCallScope } from './tool-call-scope.ts';
 

@@ -3,13 +3,13 @@
  * crashed or asked to restart, and keeps the facts a state report needs (status, versions,
  * restarts, last error). Everything else about a worker is its session's (`worker-session.ts`).
  */
-import type { PythonStatus } from '../../src/kernel/events.ts';
-import { runtimeDisposed, runtimeDisposedError } from './protocol/hints.ts';
-import type { InitResult, PythonErrorInfo } from './protocol/protocol.ts';
+import type { PythonStatus } from '../../../src/kernel/events.ts';
+import { runtimeDisposed, runtimeDisposedError } from '../protocol/hints.ts';
+import type { InitResult, PythonErrorInfo } from '../protocol/protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeHost } from './runtime-types.ts';
 import type { ToolCallAnswerer } from './tool-calls.ts';
-import { SnapshotStore } from './snapshot/snapshot-store.ts';
+import { SnapshotStore } from '../snapshot/snapshot-store.ts';
 import { WorkerSession } from './worker-session.ts';
 
 /** What the supervisor needs from the runtime around it. */

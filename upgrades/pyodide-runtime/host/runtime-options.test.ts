@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPyodideRuntime } from './runtime.ts';
+import { createPyodideRuntime } from '../runtime.ts';
 import { RuntimeOptionError, resolveOptions } from './runtime-options.ts';
 
 test('forcing JSPI where the engine lacks it is refused at creation, with the reason and what to use', () => {

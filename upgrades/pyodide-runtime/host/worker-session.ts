@@ -4,19 +4,19 @@
  * dies. Replacing a worker is the supervisor's (`worker-supervisor.ts`); a session only ever ends.
  */
 import type { RuntimeHost } from './runtime-types.ts';
-import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from './protocol/protocol.ts';
-import { secretId } from './protocol/ids.ts';
+import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from '../protocol/protocol.ts';
+import { secretId } from '../protocol/ids.ts';
 import { OutputDrain } from './output-drain.ts';
-import type { SnapshotStore } from './snapshot/snapshot-store.ts';
+import type { SnapshotStore } from '../snapshot/snapshot-store.ts';
 import { canShareMemory, chooseTransport, packageCacheDirFor, type ResolvedOptions } from './runtime-options.ts';
 import type { AnswerTarget, ToolCallAnswerer } from './tool-calls.ts';
 import { defaultIndexURL, spawnWorker, type WorkerHandle } from './worker-handle.ts';
-import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
-import { createOutputRing } from '../../src/bridge/output-ring.ts';
-import { RequestPoller } from '../../src/bridge/request-poller.ts';
-import { createSyncChannelBuffers, SyncChannelHost } from '../../src/bridge/sync-channel.ts';
-import { toWireError } from '../../src/sandbox/agent-scope.ts';
-import { policyFetch } from '../../src/sandbox/network-policy.ts';
+import { LoopSpinner } from '../../../src/bridge/loop-spinner.ts';
+import { createOutputRing } from '../../../src/bridge/output-ring.ts';
+import { RequestPoller } from '../../../src/bridge/request-poller.ts';
+import { createSyncChannelBuffers, SyncChannelHost } from '../../../src/bridge/sync-channel.ts';
+import { toWireError } from '../../../src/sandbox/agent-scope.ts';
+import { policyFetch } from '../../../src/sandbox/network-policy.ts';
 
 /** What a session reports to, and needs from, the runtime that started it. */
 export interface SessionHooks {

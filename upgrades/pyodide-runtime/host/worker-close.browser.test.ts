@@ -1,7 +1,7 @@
 // The host notices a browser worker that closes itself (Chromium): the run ends with a clear
 // error at once rather than at its timeout, and a new worker takes its place.
 import { expect } from 'chai';
-import { createPyodideRuntime } from './runtime.ts';
+import { createPyodideRuntime } from '../runtime.ts';
 describe('a Web Worker that closes itself', () => {
   it('ends the run at once with a clear error, is replaced, and the next run works (twice over)', async () => {
     const rt = createPyodideRuntime(

@@ -2,8 +2,8 @@
  * Output of one worker, host side: what each run in flight printed (the tail a result keeps) and
  * the draining of the shared output ring into `python:stdout` / `python:stderr` events.
  */
-import type { ArmatureEvents } from '../../src/kernel/events.ts';
-import { OUTPUT_KIND, OutputRingReader } from '../../src/bridge/output-ring.ts';
+import type { ArmatureEvents } from '../../../src/kernel/events.ts';
+import { OUTPUT_KIND, OutputRingReader } from '../../../src/bridge/output-ring.ts';
 
 /** stdout/stderr of one run in flight: the chunks (a bounded tail) and their total characters. */
 export interface RunOutput {

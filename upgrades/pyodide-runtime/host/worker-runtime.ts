@@ -2,9 +2,9 @@
  * The runtime over one worker of this process or page (see the design notes in `runtime.ts`):
  * a promise queue in front of the supervisor, the run executor and the tool-call answerer.
  */
-import type { PackageInfo, PythonErrorInfo, ReadChangedResult } from './protocol/protocol.ts';
-import { hintFor, runtimeDisposed } from './protocol/hints.ts';
-import { nextId } from './protocol/ids.ts';
+import type { PackageInfo, PythonErrorInfo, ReadChangedResult } from '../protocol/protocol.ts';
+import { hintFor, runtimeDisposed } from '../protocol/hints.ts';
+import { nextId } from '../protocol/ids.ts';
 import { RunExecutor } from './run-execution.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from './runtime-options.ts';
 import type { RuntimeCore, RuntimeHost, SyncReport, ToolCallHandler } from './runtime-types.ts';

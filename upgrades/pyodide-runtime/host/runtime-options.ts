@@ -2,14 +2,14 @@
  * The options of {@link createPyodideRuntime}, documented with their defaults, and the one place
  * that fills in those defaults.
  */
-import { normalizeNetworkPolicy } from '../../src/sandbox/network-policy.ts';
-import type { Fetched, FetchRequest, NetworkPolicy } from '../../src/sandbox/protocol.ts';
-import { DEFAULT_PACKAGE_INDEX, type PythonErrorInfo, type Transport } from './protocol/protocol.ts';
-import { ArmatureError } from '../../src/kernel/errors.ts';
-import { MAX_TIMER_MS, timeoutProblem } from '../../src/kernel/bounded.ts';
-import type { BlobCache } from '../../src/platform/platform.ts';
+import { normalizeNetworkPolicy } from '../../../src/sandbox/network-policy.ts';
+import type { Fetched, FetchRequest, NetworkPolicy } from '../../../src/sandbox/protocol.ts';
+import { DEFAULT_PACKAGE_INDEX, type PythonErrorInfo, type Transport } from '../protocol/protocol.ts';
+import { ArmatureError } from '../../../src/kernel/errors.ts';
+import { MAX_TIMER_MS, timeoutProblem } from '../../../src/kernel/bounded.ts';
+import type { BlobCache } from '../../../src/platform/platform.ts';
 import type { ToolCallHandler } from './runtime-types.ts';
-import type { SnapshotMode } from './snapshot/snapshot-store.ts';
+import type { SnapshotMode } from '../snapshot/snapshot-store.ts';
 import { inNode } from './worker-handle.ts';
 
 /** Options of the runtime pool, part of `PyodideRuntimeOptions`. */

@@ -5,7 +5,7 @@
  * Node (AsyncLocalStorage), through its synchronous start in browsers (no async context there
  * yet) — so the runtime can refuse such work at once with a CycleError naming the cycle.
  */
-import type { PythonErrorInfo } from './protocol/protocol.ts';
+import type { PythonErrorInfo } from '../protocol/protocol.ts';
 
 /** The scope of one `call_tool` being answered. */
 export interface ToolCallScope {

@@ -2,8 +2,8 @@
  * One small adapter over the two kinds of worker: a `worker_threads` Worker in Node and a module
  * Web Worker in the browser. Node-only modules are imported lazily, so browser bundles never load them.
  */
-import { pyodideWorkerScript } from '../../src/platform/package-layout.ts';
-import { secretId } from './protocol/ids.ts';
+import { pyodideWorkerScript } from '../../../src/platform/package-layout.ts';
+import { secretId } from '../protocol/ids.ts';
 
 /** What the runtime needs from a worker. */
 export interface WorkerHandle {
@@ -60,7 +60,7 @@ export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
     if (w && !slot.dead) return w;
   }
   if (inNode()) {
-    const { startNodeWorker } = await import('../../src/platform/node-worker.ts');
+    const { startNodeWorker } = await import('../../../src/platform/node-worker.ts');
     const { MessageChannel: NodeChannel } = await import('node:worker_threads');
     const w = startNodeWorker(url ? new URL(url) : pyodideWorkerScript);
     // As in browsers: the worker's one channel is a port it keeps before Python runs. Python in an

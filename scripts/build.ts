@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { buildDashboard, buildSandboxWorker } from '../src/server/build-dashboard.ts';
 import { bundleNodeChild } from '../src/sandbox/node-host.ts';
-import { bundlePythonChild } from '../upgrades/pyodide-runtime/process-link.ts';
+import { bundlePythonChild } from '../upgrades/pyodide-runtime/process/process-link.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');

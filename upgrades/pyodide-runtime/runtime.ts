@@ -51,7 +51,7 @@
  *   not applied; `maxSyncBytes` bounds each direction (files beyond it are listed as skipped).
  */
 import { resolveOptions, type PyodideRuntimeOptions } from './host/runtime-options.ts';
-import { createProcessRuntime } from './process-runtime.ts';
+import { createProcessRuntime } from './process/process-runtime.ts';
 import { inNode } from './host/worker-handle.ts';
 import type { PyodideRuntimeApi, RuntimeCore, RuntimeHost } from './host/runtime-types.ts';
 import { createRuntimePool } from './runtime-pool.ts';

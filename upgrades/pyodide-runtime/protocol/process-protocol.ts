@@ -1,6 +1,6 @@
 /**
  * The protocol between a runtime in `process` isolation (the host, `process-runtime.ts`) and its
- * confined child process (`process-child.ts`), which runs the Pyodide runtime itself. Frames of
+ * confined child process (`process/process-child.ts`), which runs the Pyodide runtime itself. Frames of
  * V8-serialized messages (`src/sandbox/frames.ts`) over fd 3; every message has `type` and `id`.
  * The host validates everything the child sends: the child runs Python and is not trusted.
  *

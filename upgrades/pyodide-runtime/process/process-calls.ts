@@ -5,21 +5,21 @@
  * message — and `fetch` under the host's own copy of the network policy. Every handler runs in
  * the re-entry scope of its runtime (`tool-call-scope.ts`).
  */
-import { shortName } from '../../src/kernel/bounded.ts';
-import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
-import { toWireError } from '../../src/sandbox/agent-scope.ts';
-import { policyFetch } from '../../src/sandbox/network-policy.ts';
-import type { TransportExit } from '../../src/sandbox/transport.ts';
-import { MarshalTooLargeError, toAnswer } from '../../src/bridge/marshal.ts';
-import { answerFrame } from '../../src/bridge/tool-pipe.ts';
-import { parseToolJson } from '../../src/bridge/tool-request.ts';
+import { shortName } from '../../../src/kernel/bounded.ts';
+import { LoopSpinner } from '../../../src/bridge/loop-spinner.ts';
+import { toWireError } from '../../../src/sandbox/agent-scope.ts';
+import { policyFetch } from '../../../src/sandbox/network-policy.ts';
+import type { TransportExit } from '../../../src/sandbox/transport.ts';
+import { MarshalTooLargeError, toAnswer } from '../../../src/bridge/marshal.ts';
+import { answerFrame } from '../../../src/bridge/tool-pipe.ts';
+import { parseToolJson } from '../../../src/bridge/tool-request.ts';
 import type { ChildLink } from './process-child-link.ts';
-import type { FromChild, ToChild } from './protocol/process-protocol.ts';
-import { ToolCallMessageSchema, parseMessage } from './protocol/protocol.ts';
-import { TOOL_STATUS } from './python/python-prelude.ts';
-import type { ResolvedOptions } from './host/runtime-options.ts';
-import type { BridgeCall, ToolCallHandler } from './host/runtime-types.ts';
-import { runInToolScope } from './host/tool-call-scope.ts';
+import type { FromChild, ToChild } from '../protocol/process-protocol.ts';
+import { ToolCallMessageSchema, parseMessage } from '../protocol/protocol.ts';
+import { TOOL_STATUS } from '../python/python-prelude.ts';
+import type { ResolvedOptions } from '../host/runtime-options.ts';
+import type { BridgeCall, ToolCallHandler } from '../host/runtime-types.ts';
+import { runInToolScope } from '../host/tool-call-scope.ts';
 
 /** What the answerer needs from the connection to the child. */
 export interface ChildCallHooks {

@@ -11,16 +11,16 @@
  *
  * No Node module is imported here at the top: browsers load this file (and never call it).
  */
-import { hintFor } from './protocol/hints.ts';
-import { nextId } from './protocol/ids.ts';
+import { hintFor } from '../protocol/hints.ts';
+import { nextId } from '../protocol/ids.ts';
 import { ChildCallAnswerer } from './process-calls.ts';
 import { ChildConnection } from './process-connection.ts';
-import { ExecuteAnswerSchema, InstallAnswerSchema, PackagesAnswerSchema, SyncAnswerSchema } from './protocol/process-protocol.ts';
-import type { PackageInfo, PythonErrorInfo } from './protocol/protocol.ts';
-import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from './host/runtime-options.ts';
-import { applyOut, filesIn } from './host/workspace-sync.ts';
-import type { ExecuteResult, InstallResult, RuntimeCore, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from './host/runtime-types.ts';
-import { cycleError, cycleFailure } from './host/tool-call-scope.ts';
+import { ExecuteAnswerSchema, InstallAnswerSchema, PackagesAnswerSchema, SyncAnswerSchema } from '../protocol/process-protocol.ts';
+import type { PackageInfo, PythonErrorInfo } from '../protocol/protocol.ts';
+import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from '../host/runtime-options.ts';
+import { applyOut, filesIn } from '../host/workspace-sync.ts';
+import type { ExecuteResult, InstallResult, RuntimeCore, RuntimeHost, RuntimeState, SyncReport, ToolCallHandler } from '../host/runtime-types.ts';
+import { cycleError, cycleFailure } from '../host/tool-call-scope.ts';
 
 /**
  * Creates the runtime of `process` isolation over the resolved options. `onToolCall` answers

@@ -3,8 +3,8 @@
  * keeps about it and the call answerers (`process-calls.ts`) act on. Its own file so that those
  * two depend on it and not on each other.
  */
-import type { ConfinedChild } from '../../src/sandbox/confined-child.ts';
-import type { PythonErrorInfo } from './protocol/protocol.ts';
+import type { ConfinedChild } from '../../../src/sandbox/confined-child.ts';
+import type { PythonErrorInfo } from '../protocol/protocol.ts';
 
 /** An answer of the child to one call. */
 export type Answer = { ok: true; value: unknown } | { ok: false; error: PythonErrorInfo };

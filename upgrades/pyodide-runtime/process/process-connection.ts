@@ -7,21 +7,21 @@
  *
  * No Node module is imported here at the top: browsers load this file (and never call it).
  */
-import { timerMs } from '../../src/kernel/bounded.ts';
-import type { PythonStatus } from '../../src/kernel/events.ts';
-import type { TransportExit } from '../../src/sandbox/transport.ts';
-import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
-import { ToolPipeReader } from '../../src/bridge/tool-pipe.ts';
+import { timerMs } from '../../../src/kernel/bounded.ts';
+import type { PythonStatus } from '../../../src/kernel/events.ts';
+import type { TransportExit } from '../../../src/sandbox/transport.ts';
+import { LoopSpinner } from '../../../src/bridge/loop-spinner.ts';
+import { ToolPipeReader } from '../../../src/bridge/tool-pipe.ts';
 import { directWriter, type ChildCallAnswerer } from './process-calls.ts';
 import type { Answer, ChildLink } from './process-child-link.ts';
 import { childLaunch } from './process-paths.ts';
-import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from './protocol/process-protocol.ts';
+import { FromChildSchema, type ChildOptions, type FromChild, type Method, type ToChild } from '../protocol/process-protocol.ts';
 import { answerCache } from './process-snapshots.ts';
-import { nextId } from './protocol/ids.ts';
-import { runtimeDisposed, runtimeDisposedError } from './protocol/hints.ts';
-import { parseMessage, type PythonErrorInfo } from './protocol/protocol.ts';
-import type { ResolvedOptions } from './host/runtime-options.ts';
-import type { RuntimeHost, RuntimeState } from './host/runtime-types.ts';
+import { nextId } from '../protocol/ids.ts';
+import { runtimeDisposed, runtimeDisposedError } from '../protocol/hints.ts';
+import { parseMessage, type PythonErrorInfo } from '../protocol/protocol.ts';
+import type { ResolvedOptions } from '../host/runtime-options.ts';
+import type { RuntimeHost, RuntimeState } from '../host/runtime-types.ts';
 
 /** Warnings of one child printed at most. */
 const MAX_CHILD_WARNINGS = 20;

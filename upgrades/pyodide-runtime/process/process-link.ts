@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { pythonChildEntry, pythonChildWorker } from '../../src/platform/package-layout.ts';
-import { spawnConfinedChild, type ConfinedChild } from '../../src/sandbox/confined-child.ts';
+import { pythonChildEntry, pythonChildWorker } from '../../../src/platform/package-layout.ts';
+import { spawnConfinedChild, type ConfinedChild } from '../../../src/sandbox/confined-child.ts';
 
 const ESBUILD = 'esbuild';
 /** Lets bundled CommonJS (inside Pyodide's loader) call `require`. */
@@ -25,7 +25,7 @@ export async function bundlePythonChild(): Promise<{ child: string; worker: stri
   const common = { bundle: true, write: false, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', banner: { js: REQUIRE_BANNER } } as const;
   const [child, worker] = await Promise.all([
     esbuild.build({ ...common, entryPoints: [join(here, 'process-child.ts')] }),
-    esbuild.build({ ...common, entryPoints: [join(here, 'worker', 'main.ts')] }),
+    esbuild.build({ ...common, entryPoints: [join(here, '..', 'worker', 'main.ts')] }),
   ]);
   return { child: child.outputFiles[0]!.text, worker: worker.outputFiles[0]!.text };
 }

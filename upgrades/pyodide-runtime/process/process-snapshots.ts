@@ -5,8 +5,8 @@
  * children — never by an unconfined runtime, whose cache clean-up (of `*.snapshot` keys) also
  * leaves these alone.
  */
-import type { FromChild } from './protocol/process-protocol.ts';
-import type { ResolvedOptions } from './host/runtime-options.ts';
+import type { FromChild } from '../protocol/process-protocol.ts';
+import type { ResolvedOptions } from '../host/runtime-options.ts';
 
 /**
  * Start-up snapshots made by confined children when the host keeps none on disk (`snapshot:

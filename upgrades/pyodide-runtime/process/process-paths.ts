@@ -5,7 +5,7 @@
  */
 import type { PythonChildOptions } from './process-link.ts';
 import { childSnapshotFolder } from './process-snapshots.ts';
-import { packageCacheDirFor, type ResolvedOptions } from './host/runtime-options.ts';
+import { packageCacheDirFor, type ResolvedOptions } from '../host/runtime-options.ts';
 
 /** How a confined child for `o` is started, and the two folders its start message names. */
 export interface ChildLaunch {

@@ -9,18 +9,18 @@
 import { readFile } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
-import { LoopSpinner } from '../../src/bridge/loop-spinner.ts';
-import { encodeFrame, FrameReader, FrameTooLargeError } from '../../src/sandbox/frames.ts';
-import type { Fetched } from '../../src/sandbox/protocol.ts';
-import { toWireError } from '../../src/sandbox/agent-scope.ts';
-import { ToChildSchema, type ChildOptions, type FromChild, type Method } from './protocol/process-protocol.ts';
+import { LoopSpinner } from '../../../src/bridge/loop-spinner.ts';
+import { encodeFrame, FrameReader, FrameTooLargeError } from '../../../src/sandbox/frames.ts';
+import type { Fetched } from '../../../src/sandbox/protocol.ts';
+import { toWireError } from '../../../src/sandbox/agent-scope.ts';
+import { ToChildSchema, type ChildOptions, type FromChild, type Method } from '../protocol/process-protocol.ts';
 import { childSnapshotFile, SNAPSHOT_KEY } from './process-snapshots.ts';
-import { parseMessage, type PythonErrorInfo } from './protocol/protocol.ts';
-import { createWorkerRuntime } from './host/worker-runtime.ts';
-import { resolveOptions } from './host/runtime-options.ts';
-import type { RuntimeCore, RuntimeHost, ToolCallHandler, WorkspaceLike } from './host/runtime-types.ts';
-import type { BlobCache } from '../../src/platform/platform.ts';
-import { spawnWorkerEarly } from './host/worker-handle.ts';
+import { parseMessage, type PythonErrorInfo } from '../protocol/protocol.ts';
+import { createWorkerRuntime } from '../host/worker-runtime.ts';
+import { resolveOptions } from '../host/runtime-options.ts';
+import type { RuntimeCore, RuntimeHost, ToolCallHandler, WorkspaceLike } from '../host/runtime-types.ts';
+import type { BlobCache } from '../../../src/platform/platform.ts';
+import { spawnWorkerEarly } from '../host/worker-handle.ts';
 
 // Started with its worker's script and Pyodide's folder (see `process-link.ts`): the worker starts,
 // and loads Pyodide's JavaScript, while the host boots and sends the options; the runtime takes it.

@@ -54,8 +54,8 @@ import { resolveOptions, type PyodideRuntimeOptions } from './host/runtime-optio
 import { createProcessRuntime } from './process/process-runtime.ts';
 import { inNode } from './host/worker-handle.ts';
 import type { PyodideRuntimeApi, RuntimeCore, RuntimeHost } from './host/runtime-types.ts';
-import { createRuntimePool } from './runtime-pool.ts';
-import { resolvePoolOptions } from './pool-options.ts';
+import { createRuntimePool } from './pool/runtime-pool.ts';
+import { resolvePoolOptions } from './pool/pool-options.ts';
 import { createWorkerRuntime } from './host/worker-runtime.ts';
 
 export { DEFAULT_PACKAGE_INDEX, PYODIDE_VERSION } from './protocol/protocol.ts';
@@ -80,7 +80,7 @@ export type { PoolOptions } from './host/runtime-options.ts';
 
 /**
  * Creates the runtime: the shared runtime, and the pool of runtimes for sessions
- * (`runtime-pool.ts`). Nothing starts until `init()` (or the first call that needs Python).
+ * (`pool/runtime-pool.ts`). Nothing starts until `init()` (or the first call that needs Python).
  * In Node Python runs in confined child processes unless `isolation: 'thread'` (see the option).
  */
 export function createPyodideRuntime(options: PyodideRuntimeOptions, host: RuntimeHost): PyodideRuntimeApi {

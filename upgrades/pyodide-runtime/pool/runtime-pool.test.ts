@@ -4,10 +4,10 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
-import type { ArmatureEvents, PythonPoolState } from '../../src/kernel/events.ts';
-import { createPyodideRuntime, RuntimeOptionError, type PyodideRuntimeApi, type PyodideRuntimeOptions } from './runtime.ts';
+import type { ArmatureEvents, PythonPoolState } from '../../../src/kernel/events.ts';
+import { createPyodideRuntime, RuntimeOptionError, type PyodideRuntimeApi, type PyodideRuntimeOptions } from '../runtime.ts';
 import { POOL_EVENT_MS } from './pool-events.ts';
-import { primeSnapshot } from '../../test/helpers/snapshot.ts';
+import { primeSnapshot } from '../../../test/helpers/snapshot.ts';
 
 /** A tool `gate` whose calls wait until the test opens it; `entered` resolves when Python reached it. */
 function gate() {

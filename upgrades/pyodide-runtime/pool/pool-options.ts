@@ -3,8 +3,8 @@
  * defaults and the checks that refuse a value the pool cannot take. They are declared, with the
  * runtime's other options, in `runtime-options.ts`.
  */
-import { MAX_TIMER_MS, timeoutProblem } from '../../src/kernel/bounded.ts';
-import { RuntimeOptionError, type PoolOptions } from './host/runtime-options.ts';
+import { MAX_TIMER_MS, timeoutProblem } from '../../../src/kernel/bounded.ts';
+import { RuntimeOptionError, type PoolOptions } from '../host/runtime-options.ts';
 
 /** {@link PoolOptions} with every default filled in. */
 export interface ResolvedPoolOptions {

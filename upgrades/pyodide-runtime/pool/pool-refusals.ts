@@ -2,9 +2,9 @@
  * Why an operation of a session got no runtime of the pool: an error in the runtime's shape
  * (`PythonErrorInfo`), with a hint that says what to do. Each names the session and the limit it met.
  */
-import { quote } from '../../src/kernel/bounded.ts';
-import { DISPOSED_HINT, runtimeDisposed } from './protocol/hints.ts';
-import type { PythonErrorInfo } from './protocol/protocol.ts';
+import { quote } from '../../../src/kernel/bounded.ts';
+import { DISPOSED_HINT, runtimeDisposed } from '../protocol/hints.ts';
+import type { PythonErrorInfo } from '../protocol/protocol.ts';
 
 export interface Refusal {
   refused: PythonErrorInfo;

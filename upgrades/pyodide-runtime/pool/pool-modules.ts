@@ -4,7 +4,7 @@
  * that runtime's update first, so it runs with the modules of when it was asked for and never
  * waits for another runtime's run.
  */
-import type { RuntimeCore } from './host/runtime-types.ts';
+import type { RuntimeCore } from '../host/runtime-types.ts';
 
 type ModuleFiles = { path: string; source: string }[];
 

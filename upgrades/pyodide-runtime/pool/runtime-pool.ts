@@ -22,15 +22,15 @@
  *   id) as the shared one does; their own status and start-up progress are summed up as
  *   `python:pool` instead (`pool-events.ts`), so `python:state` stays the shared runtime's.
  */
-import { nameProblem, quote, timerMs } from '../../src/kernel/bounded.ts';
-import type { PythonPoolState } from '../../src/kernel/events.ts';
-import { nextId } from './protocol/ids.ts';
+import { nameProblem, quote, timerMs } from '../../../src/kernel/bounded.ts';
+import type { PythonPoolState } from '../../../src/kernel/events.ts';
+import { nextId } from '../protocol/ids.ts';
 import { PoolEvents } from './pool-events.ts';
 import { PoolModules } from './pool-modules.ts';
 import type { ResolvedPoolOptions } from './pool-options.ts';
 import { cancelled, disposedWhileWaiting, invalidSession, poolDisposed, queueFull, refusalError, waitedTooLong, type Refusal } from './pool-refusals.ts';
-import { RUN_TIMEOUT_HINT, runTimeoutProblem } from './host/runtime-options.ts';
-import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from './host/runtime-types.ts';
+import { RUN_TIMEOUT_HINT, runTimeoutProblem } from '../host/runtime-options.ts';
+import type { BridgeCall, ExecuteResult, PyodideRuntimeApi, RuntimeCore, RuntimeHost, ToolCallHandler } from '../host/runtime-types.ts';
 
 /** One runtime of the pool. */
 interface Member {

@@ -4,19 +4,16 @@
  * confined child process) and puts the pool of session runtimes in front of it.
  *
  * Design notes (for the blueprint):
- * - Files, one job each: `protocol.ts` (zod schemas of every message, both directions; both sides
- *   validate what they receive; errors cross as `{ type, message, traceback }`), `worker/main.ts` (the
- *   worker: Node `worker_threads` or a module Web Worker, no DOM), `worker-handle.ts` (the one
- *   adapter over the two worker kinds), `python-prelude.ts` (Python modules installed in every
- *   interpreter: the runner and the `call_tool` bridge), `clone-safety.ts` (the one
- *   `ensureStructuredCloneable` step every value crossing a boundary goes through); host side:
- *   `runtime-types.ts` / `runtime-options.ts` (the contract and the options with their
- *   defaults), `worker-session.ts` (one worker from spawn to death: buffers, message routing,
- *   request/response), `snapshot-store.ts` (the start-up snapshot), `worker-supervisor.ts`
- *   (start once, replace, status), `run-execution.ts` (one run: timeout, interrupt, grace,
- *   result), `tool-calls.ts` + `tool-call-scope.ts` (answering `call_tool`, the re-entry guard),
- *   `output-drain.ts` (output of runs, the ring's drain), `hints.ts`, `worker-runtime.ts` (the
- *   runtime over one worker: the queue in front of all of it), and this file.
+ * - Rooms, each importing only those before it: `protocol/` (zod schemas of every message, both
+ *   directions, validated by both sides; errors cross as `{ type, message, traceback }`;
+ *   `clone-safety.ts`, the one `ensureStructuredCloneable` step every value crossing a boundary
+ *   goes through; ids; hints), `python/` (the Python modules installed in every interpreter: the
+ *   runner and the `call_tool` bridge), `worker/` (the worker, `worker/main.ts`: Node
+ *   `worker_threads` or a module Web Worker, no DOM), `snapshot/` (the start-up snapshot),
+ *   `host/` (the runtime over a worker of this process or page: `worker-runtime.ts` puts a queue
+ *   in front of the supervisor, sessions, runs, tool calls and output drain; `runtime-types.ts`
+ *   and `runtime-options.ts` are the contract and the options with their defaults), `pool/`
+ *   (session runtimes), `process/` (Node's confined child), and at the top this file.
  * - Order: every request goes through one promise queue, so runs execute one at a time in call
  *   order and an output chunk always belongs to exactly one run id. The worker also handles
  *   requests one at a time, except `tool-result` answers (issue 4), which a waiting run needs.
@@ -34,7 +31,7 @@
  *   the worker at once.
  * - Starts are fast: a start-up snapshot (an interpreter with the prelude imported) is made by
  *   the first start and kept in memory and, with `snapshot: 'persist'`, in the platform's cache;
- *   later starts, restarts and processes restore it (`snapshot-store.ts`).
+ *   later starts, restarts and processes restore it (`snapshot/snapshot-store.ts`).
  * - Faults: worker `error`/`exit` handlers are always attached; a worker that dies fails its
  *   pending requests (`WorkerCrashed`), a dead worker is restarted by the next call, a fatal
  *   Pyodide error restarts it at once. `execute` never throws; when the runtime is not

@@ -66,6 +66,8 @@ const common: esbuild.BuildOptions = {
   logLevel: 'warning',
   // Chunks stay beside the entries: package-layout.ts finds the package root two folders up.
   chunkNames: '[name]-[hash]',
+  // Python shipped as `.py` files (the worker's prelude, ...) is imported as its text.
+  loader: { '.py': 'text' },
 };
 
 /** Bare package names imported by `result`'s output that are not `node:` built-ins. */

@@ -64,6 +64,8 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
     minify: options.minify ?? true,
     sourcemap: options.sourcemap ?? true,
     metafile: true,
+    // Python shipped as `.py` files (the worker's prelude, ...) is imported as its text.
+    loader: { '.py': 'text' },
     external: BROWSER_EXTERNALS,
     conditions: ['browser', 'production'],
     logLevel: 'warning',

@@ -22,7 +22,7 @@ export async function bundlePythonChild(): Promise<{ child: string; worker: stri
   // Named through a variable so that bundling the package for browsers does not pull esbuild in.
   const esbuild = (await import(ESBUILD)) as typeof import('esbuild');
   const here = fileURLToPath(new URL('.', import.meta.url));
-  const common = { bundle: true, write: false, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', banner: { js: REQUIRE_BANNER } } as const;
+  const common = { bundle: true, write: false, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning', banner: { js: REQUIRE_BANNER }, loader: { '.py': 'text' } } as const;
   const [child, worker] = await Promise.all([
     esbuild.build({ ...common, entryPoints: [join(here, 'process-child.ts')] }),
     esbuild.build({ ...common, entryPoints: [join(here, '..', 'worker', 'main.ts')] }),

@@ -12,8 +12,7 @@
  */
 import type { BlobCache } from '../../../src/platform/platform.ts';
 import { PYODIDE_VERSION, type InitResult } from '../protocol/protocol.ts';
-import { BRIDGE_MODULE, SNAPSHOT_PREIMPORTS } from '../python/python-prelude.ts';
-import { RUNNER_MODULE } from '../python/python-runner.ts';
+import { BRIDGE_MODULE, RUNNER_MODULE, SNAPSHOT_PREIMPORTS } from '../python/python-prelude.ts';
 
 /**
  * Where start-up snapshots are kept: `persist` (in memory and in the runtime's snapshot cache,

@@ -1,9 +1,3 @@
-/**
- * The `armature_runner` Python module (see `python-prelude.ts`): compiles and runs user code in
- * its own namespace (the last expression's value is the result), catches every exception
- * (KeyboardInterrupt included) and describes it with the user's frames only.
- */
-export const RUNNER_MODULE = `
 """Runs user code for Armature: own namespace, last-expression value, user-only tracebacks."""
 import ast
 import linecache
@@ -246,4 +240,3 @@ def installed():
         if name and name.lower() not in seen:
             seen[name.lower()] = (name, d.version)
     return sorted(seen.values())
-`;

@@ -32,7 +32,7 @@ export type { Persona, ToolDeclaration, UpgradeEntry } from './kernel/manifest-s
 export { TOOL_RUNNER_ID } from './kernel/tool-contract.ts';
 export type { ExecuteOptions, ToolExecutor, ToolFailure, ToolResult, ToolRunnerApi, ToolStats, ToolSuccess } from './kernel/tool-contract.ts';
 export type { EarlyStartContext, EarlyStartModule, ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from './kernel/upgrade.ts';
-export { CHANGE_KINDS, CHANGES_ID } from './kernel/change-contract.ts';
+export { CHANGE_KINDS, CHANGES_ID } from './contracts/change-contract.ts';
 export type {
   ChangeAction,
   ChangeCaller,
@@ -51,7 +51,7 @@ export type {
   ProposeRequest,
   SelfModificationPolicy,
   VersionInfo,
-} from './kernel/change-contract.ts';
+} from './contracts/change-contract.ts';
 export type { FileStore, Platform, ProjectFiles, StoredFile } from './platform/platform.ts';
 export { AgentCodeError, createConfinedWorker, SandboxError } from './sandbox/index.ts';
 export type { CallOptions, Capability, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, NetworkPolicy, SandboxErrorCode } from './sandbox/index.ts';

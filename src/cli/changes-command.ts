@@ -5,8 +5,8 @@
  */
 import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
-import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../kernel/change-contract.ts';
-import { reportOf } from '../kernel/change-history.ts';
+import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../contracts/change-contract.ts';
+import { reportOf } from '../contracts/change-history.ts';
 import { describeError } from '../kernel/errors.ts';
 import { table, type CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';

@@ -4,7 +4,7 @@
  */
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { oneLine } from '../kernel/bounded.ts';
-import { CHANGES_ID, type ChangesApi } from '../kernel/change-contract.ts';
+import { CHANGES_ID, type ChangesApi } from '../contracts/change-contract.ts';
 
 /** Lines to print after the module table (none when there is nothing to say). */
 export async function agentChangeLines(sys: ArmatureSystem): Promise<string[]> {

@@ -1,4 +1,3 @@
-import type { ChangeRecord, ProposedChange } from './change-contract.ts';
 import type { ErrorInfo } from './errors.ts';
 
 /** Who asked for a tool call. `python` marks calls made through `call_tool` inside Python. */
@@ -149,23 +148,6 @@ export interface ArmatureEvents {
   'agent:run-finished': { runId: string; reason: AgentStopReason; steps: number; usage: AgentUsage; answer?: string; error?: ErrorInfo };
   /** The agent's model settings changed (the key itself is never in an event). */
   'agent:settings-changed': { model?: AgentModelRef; hasKey: boolean };
-
-  /** A change was proposed: its version is stored and its gate (checks, tests) is running; it has no status yet. */
-  'change:proposed': { change: ProposedChange };
-  /** A change was rejected: its gate failed, a person refused it, or it could not be activated (`change.outcome` says which). */
-  'change:rejected': { change: ChangeRecord };
-  /** A change passed its gate and waits for a person to approve or reject it. */
-  'change:pending': { change: ChangeRecord };
-  /** A person approved a pending change (`change.approver`: `ui` or `cli`); `change:activated` follows. */
-  'change:approved': { change: ChangeRecord };
-  /** A change came into force. */
-  'change:activated': { change: ChangeRecord };
-  /** A change in force was replaced by a later one. */
-  'change:superseded': { change: ChangeRecord };
-  /** A change in force was undone by a rollback; `reason` says why (asked for, or what the canary saw). */
-  'change:rolled-back': { change: ChangeRecord; reason: string };
-  /** A stored version in force could not be brought back at boot; it was skipped. */
-  'change:load-failed': { change: ChangeRecord; error: ErrorInfo };
 
   /** A widget was attached to the page. */
   'widget:mounted': { module: string; tag: string };

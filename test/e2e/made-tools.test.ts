@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
-import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import type { ToolResult } from '../../src/kernel/tool-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';

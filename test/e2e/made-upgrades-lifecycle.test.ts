@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
-import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { MadeUpgradesApi, UpgradeChangeAnswer } from '../../upgrades/made-upgrades/index.ts';
 import type { WorkspaceApi } from '../../upgrades/workspace/workspace.ts';

@@ -16,7 +16,7 @@ import type {
   LoadFailure,
   ProposeRequest,
   SelfModificationPolicy,
-} from '../../src/kernel/change-contract.ts';
+} from '../../src/contracts/change-contract.ts';
 import { ArmatureError, describeError, toErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { ToolCaller } from '../../src/kernel/events.ts';

@@ -1,4 +1,4 @@
-import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';

@@ -9,7 +9,7 @@
 import { dependencyOrder } from '../../src/kernel/dependency-order.ts';
 import { EVERY_TOOL, personaAllows } from '../../src/kernel/allow-list.ts';
 import { quote } from '../../src/kernel/bounded.ts';
-import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/kernel/change-contract.ts';
+import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/contracts/change-contract.ts';
 import { checkPayload, compileDeclarations } from '../../src/kernel/declared-events.ts';
 import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
 import type { DeclaredEvents, EventScope } from '../../src/kernel/event-bus.ts';

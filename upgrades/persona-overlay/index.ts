@@ -1,5 +1,5 @@
-import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { approvalHint, changeAnswerBase, testOutcome } from '../../src/kernel/change-history.ts';
+import type { ChangeRecord, ChangesApi } from '../../src/contracts/change-contract.ts';
+import { approvalHint, changeAnswerBase, testOutcome } from '../../src/contracts/change-history.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';

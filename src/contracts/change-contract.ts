@@ -3,10 +3,15 @@
  * tool, an upgrade, a blueprint, a persona overlay — is proposed, stored as a content-addressed
  * version, gated, decided by the persona's policy, activated, recorded and rolled back. Kinds of
  * change plug in through {@link ChangeKindHandler}; the records and events are the same for all.
+ *
+ * A shared contract (`src/contracts/`): the CLI (`armature changes`, `approve`, `reject`) and the
+ * upgrades that make changes (Changes, MadeTools, MadeUpgrades, Blueprints, PersonaOverlay) all use
+ * it, and src/ imports nothing from upgrades/. Its events are declared below by augmentation, as
+ * an upgrade declares its own, so the kernel's event map knows nothing of the change path.
  */
-import type { ErrorInfo } from './errors.ts';
-import type { ToolCaller } from './events.ts';
-import type { Disposable } from './lifecycle.ts';
+import type { ErrorInfo } from '../kernel/errors.ts';
+import type { ToolCaller } from '../kernel/events.ts';
+import type { Disposable } from '../kernel/lifecycle.ts';
 
 /** Id of the upgrade that runs the change path. */
 export const CHANGES_ID = 'Changes';
@@ -253,4 +258,26 @@ export interface ChangesApi {
   readonly safe: boolean;
   /** Versions that failed to load at boot. */
   loadFailures(): LoadFailure[];
+}
+
+declare module '../kernel/events.ts' {
+  /** The change path's events (see the module header): declared with its contract, not in the kernel. */
+  interface ArmatureEvents {
+    /** A change was proposed: its version is stored and its gate (checks, tests) is running; it has no status yet. */
+    'change:proposed': { change: ProposedChange };
+    /** A change was rejected: its gate failed, a person refused it, or it could not be activated (`change.outcome` says which). */
+    'change:rejected': { change: ChangeRecord };
+    /** A change passed its gate and waits for a person to approve or reject it. */
+    'change:pending': { change: ChangeRecord };
+    /** A person approved a pending change (`change.approver`: `ui` or `cli`); `change:activated` follows. */
+    'change:approved': { change: ChangeRecord };
+    /** A change came into force. */
+    'change:activated': { change: ChangeRecord };
+    /** A change in force was replaced by a later one. */
+    'change:superseded': { change: ChangeRecord };
+    /** A change in force was undone by a rollback; `reason` says why (asked for, or what the canary saw). */
+    'change:rolled-back': { change: ChangeRecord; reason: string };
+    /** A stored version in force could not be brought back at boot; it was skipped. */
+    'change:load-failed': { change: ChangeRecord; error: ErrorInfo };
+  }
 }

@@ -4,7 +4,7 @@
  * or only success. Shared by every kind of change that runs tests.
  */
 import type { ChangeTest } from './change-contract.ts';
-import { errorLine, type ErrorInfo } from './errors.ts';
+import { errorLine, type ErrorInfo } from '../kernel/errors.ts';
 
 /** What a test expects: a value, an error, or (neither) only success. */
 export interface TestExpectation {

@@ -8,7 +8,8 @@ export { Container } from './kernel/container.ts';
 export type { ContainerHooks, ModuleDefinition, ModuleInstance, ModuleState } from './kernel/container.ts';
 export { createEventBus } from './kernel/event-bus.ts';
 export type { EventBus, EventBusOptions, EventHandler, EventRecord, EventScope, EventSource } from './kernel/event-bus.ts';
-export type { ArmatureEvents, ArmatureEventType, PythonLoadStage, PythonStatus, ToolCaller } from './kernel/events.ts';
+export type { ArmatureEvents, ArmatureEventType, ToolCaller } from './kernel/events.ts';
+export type { PythonLoadStage, PythonStatus } from './contracts/python-events.ts';
 export {
   ArmatureError,
   ContainerDisposedError,

@@ -3,9 +3,6 @@ import type { ErrorInfo } from './errors.ts';
 /** Who asked for a tool call. `python` marks calls made through `call_tool` inside Python. */
 export type ToolCaller = 'agent' | 'python' | 'cli' | 'ui' | 'test' | (string & {});
 
-/** Stages of Python runtime start-up, in order. */
-export type PythonLoadStage = 'fetch' | 'compile' | 'stdlib' | 'ready';
-
 /** Why an agent run (or one turn of it) ended. */
 export type AgentStopReason = 'answered' | 'max-steps' | 'aborted' | 'error';
 
@@ -22,25 +19,6 @@ export interface AgentModelRef {
   baseURL?: string;
 }
 
-/** The runtime pool as the PyodideRuntime widget shows it (see the `python:pool` event). */
-export interface PythonPoolState {
-  /** Most runtimes serving sessions at once (`poolSize`). */
-  size: number;
-  /** Runtimes started for sessions, bound to one or kept warm for the next. */
-  workers: number;
-  /** Of `workers`, those running code. */
-  busy: number;
-  /** Sessions holding a runtime. */
-  sessions: number;
-  /** Runs waiting for a runtime to become free. */
-  queued: number;
-  /** Most runs that may wait (`poolQueueLimit`); one more gets `RUNTIME_BUSY`. */
-  queueLimit: number;
-}
-
-/** Status of the Python runtime. */
-export type PythonStatus = 'idle' | 'loading' | 'ready' | 'busy' | 'restarting' | 'error';
-
 /**
  * The single event map of the whole system: every event name and its payload.
  * Names are facts in the past tense. Payloads are plain, clone-safe data.
@@ -55,8 +33,11 @@ export type PythonStatus = 'idle' | 'loading' | 'ready' | 'busy' | 'restarting' 
  * ```
  *
  * and lists their names in its `modules/upgrades.json` entry (`events`) and its metadata, which boot
- * checks agree. Agent-made upgrades cannot be typed: they declare their events with a JSON Schema
- * and the bus validates them at run time (`declareEvents`, `declared-events.ts`).
+ * checks agree. The events that code in src/ follows as well (the CLI, the MCP server) are declared
+ * the same way, beside the shared contract they belong to in `src/contracts/`: the Python
+ * runtime's `python:*` (`python-events.ts`) and the change path's `change:*`. Agent-made upgrades
+ * cannot be typed: they declare their events with a JSON Schema and the bus validates them at run
+ * time (`declareEvents`, `declared-events.ts`).
  */
 export interface ArmatureEvents {
   /**
@@ -95,24 +76,6 @@ export interface ArmatureEvents {
   /** A tool call finished (successfully or not). */
   'tool:finished': { callId: string; name: string; caller: ToolCaller; ok: boolean; durationMs: number; error?: ErrorInfo };
 
-  /** Python runtime start-up progress. */
-  'python:progress': { stage: PythonLoadStage; percent: number; message?: string };
-  /** The Python runtime changed status. */
-  'python:state': { status: PythonStatus; message?: string };
-  /** A Python run started. */
-  'python:started': { runId: string };
-  /** A chunk of a run's stdout. */
-  'python:stdout': { runId: string; chunk: string };
-  /** A chunk of a run's stderr. */
-  'python:stderr': { runId: string; chunk: string };
-  /** A Python run finished. */
-  'python:finished': { runId: string; ok: boolean; executionTime: number; errorType?: string };
-  /**
-   * The runtime pool changed: how many runtimes serve sessions (`workers`, of at most `size`), how
-   * many of them run code (`busy`), sessions holding one, and runs waiting for one (`queued`, of at
-   * most `queueLimit`). The shared runtime (runs without a session) is not part of the pool.
-   */
-  'python:pool': PythonPoolState;
   /**
    * A session (an agent run, an MCP session, a console) ended: what it held — its Python runtime
    * and globals — can go to another session at once, without waiting for the idle reclaim.
@@ -120,8 +83,6 @@ export interface ArmatureEvents {
   'session:ended': { session: string };
   /** PythonTool finished an execution and updated its statistics. */
   'python-tool:executed': { runId: string; ok: boolean; durationMs: number; errorType?: string };
-  /** A package was installed into the Python runtime. */
-  'python:package-installed': { name: string; version: string };
   /** `call_tool` inside Python called a JS tool. */
   'tool-bridge:called': { name: string; argBytes: number; resultBytes: number; durationMs: number; ok: boolean };
   /** A `call_tool` call was slower than the configured threshold. */
@@ -162,9 +123,13 @@ export type ArmatureEventType = keyof ArmatureEvents;
 
 type PrefixOf<K> = K extends `${infer P}:${string}` ? P : never;
 
+/** The prefixes of the events declared in this file, each checked against the map above by the compiler. */
+const OWN_PREFIXES = ['module', 'system', 'tool', 'python-tool', 'tool-bridge', 'workspace', 'agent', 'widget', 'session'] as const satisfies readonly PrefixOf<ArmatureEventType>[];
+
 /**
- * The prefixes of the kernel's events (before the `:`): no upgrade may declare events under them
- * (the built-in upgrades' own prefixes are reserved at boot from the manifests). Each is checked
- * against the map above by the compiler; a declared event never reaches a typed handler anyway.
+ * The prefixes (before the `:`) reserved for the system's own events: the kernel's, and those of
+ * the shared contracts in `src/contracts/` (`python`, `change`). No upgrade may declare events
+ * under them (the built-in upgrades' own prefixes are reserved at boot from the manifests); a
+ * declared event never reaches a typed handler anyway.
  */
-export const KERNEL_EVENT_PREFIXES = ['module', 'system', 'tool', 'python', 'python-tool', 'tool-bridge', 'workspace', 'agent', 'change', 'widget', 'session'] as const satisfies readonly PrefixOf<ArmatureEventType>[];
+export const KERNEL_EVENT_PREFIXES = [...OWN_PREFIXES, 'python', 'change'] as const;

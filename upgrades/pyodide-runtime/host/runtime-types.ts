@@ -2,7 +2,8 @@
  * The PyodideRuntime contract: its API, what it reports, and what it needs from its host.
  * Options live in `runtime-options.ts`; both are re-exported by `runtime.ts`.
  */
-import type { ArmatureEvents, PythonPoolState, PythonStatus } from '../../../src/kernel/events.ts';
+import type { ArmatureEvents } from '../../../src/kernel/events.ts';
+import type { PythonPoolState, PythonStatus } from '../../../src/contracts/python-events.ts';
 import type { PackageInfo, PythonErrorInfo, Transport } from '../protocol/protocol.ts';
 
 /** The subset of the Workspace API the runtime needs for `syncWorkspace`. */

@@ -3,7 +3,7 @@
  * crashed or asked to restart, and keeps the facts a state report needs (status, versions,
  * restarts, last error). Everything else about a worker is its session's (`worker-session.ts`).
  */
-import type { PythonStatus } from '../../../src/kernel/events.ts';
+import type { PythonStatus } from '../../../src/contracts/python-events.ts';
 import { runtimeDisposed, runtimeDisposedError } from '../protocol/hints.ts';
 import type { InitResult, PythonErrorInfo } from '../protocol/protocol.ts';
 import type { ResolvedOptions } from './runtime-options.ts';

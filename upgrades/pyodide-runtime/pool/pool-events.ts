@@ -4,7 +4,7 @@
  * burst of runs the state changes at every run's start and end, and an event each time would push
  * everything else out of the event history.
  */
-import type { PythonPoolState } from '../../../src/kernel/events.ts';
+import type { PythonPoolState } from '../../../src/contracts/python-events.ts';
 
 /** Least time between two `python:pool` events, in ms. */
 export const POOL_EVENT_MS = 100;

@@ -4,7 +4,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
-import type { ArmatureEvents, PythonPoolState } from '../../../src/kernel/events.ts';
+import type { ArmatureEvents } from '../../../src/kernel/events.ts';
+import type { PythonPoolState } from '../../../src/contracts/python-events.ts';
 import { createPyodideRuntime, RuntimeOptionError, type PyodideRuntimeApi, type PyodideRuntimeOptions } from '../runtime.ts';
 import { POOL_EVENT_MS } from './pool-events.ts';
 import { primeSnapshot } from '../../../test/helpers/snapshot.ts';

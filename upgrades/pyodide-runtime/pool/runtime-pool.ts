@@ -23,7 +23,7 @@
  *   `python:pool` instead (`pool-events.ts`), so `python:state` stays the shared runtime's.
  */
 import { nameProblem, quote, timerMs } from '../../../src/kernel/bounded.ts';
-import type { PythonPoolState } from '../../../src/kernel/events.ts';
+import type { PythonPoolState } from '../../../src/contracts/python-events.ts';
 import { nextId } from '../protocol/ids.ts';
 import { PoolEvents } from './pool-events.ts';
 import { PoolModules } from './pool-modules.ts';

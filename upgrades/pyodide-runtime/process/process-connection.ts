@@ -8,7 +8,7 @@
  * No Node module is imported here at the top: browsers load this file (and never call it).
  */
 import { timerMs } from '../../../src/kernel/bounded.ts';
-import type { PythonStatus } from '../../../src/kernel/events.ts';
+import type { PythonStatus } from '../../../src/contracts/python-events.ts';
 import type { TransportExit } from '../../../src/sandbox/transport.ts';
 import { LoopSpinner } from '../../../src/bridge/loop-spinner.ts';
 import { ToolPipeReader } from '../../../src/bridge/tool-pipe.ts';

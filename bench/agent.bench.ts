@@ -7,7 +7,7 @@ import { createEventBus } from '../src/kernel/event-bus.ts';
 import type { Persona, ToolDeclaration } from '../src/kernel/manifest-schemas.ts';
 import { createToolRunner } from '../upgrades/tool-runner/tool-runner.ts';
 import { createWorkspace } from '../upgrades/workspace/workspace.ts';
-import type { AgentApi } from '../upgrades/agent/agent-contract.ts';
+import type { AgentApi } from '../src/contracts/agent-contract.ts';
 import { createAgent } from '../upgrades/agent/agent.ts';
 import { environmentKeys } from '../upgrades/agent/keys.ts';
 import { memorySettings } from '../upgrades/agent/settings.ts';

@@ -3,22 +3,6 @@ import type { ErrorInfo } from './errors.ts';
 /** Who asked for a tool call. `python` marks calls made through `call_tool` inside Python. */
 export type ToolCaller = 'agent' | 'python' | 'cli' | 'ui' | 'test' | (string & {});
 
-/** Why an agent run (or one turn of it) ended. */
-export type AgentStopReason = 'answered' | 'max-steps' | 'aborted' | 'error';
-
-/** Tokens a model read and wrote, summed over the steps counted. */
-export interface AgentUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
-
-/** Which model an agent run talks to (never its key). */
-export interface AgentModelRef {
-  provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible';
-  model: string;
-  baseURL?: string;
-}
-
 /**
  * The single event map of the whole system: every event name and its payload.
  * Names are facts in the past tense. Payloads are plain, clone-safe data.
@@ -35,9 +19,9 @@ export interface AgentModelRef {
  * and lists their names in its `modules/upgrades.json` entry (`events`) and its metadata, which boot
  * checks agree. The events that code in src/ follows as well (the CLI, the MCP server) are declared
  * the same way, beside the shared contract they belong to in `src/contracts/`: the Python
- * runtime's `python:*` (`python-events.ts`) and the change path's `change:*`. Agent-made upgrades
- * cannot be typed: they declare their events with a JSON Schema and the bus validates them at run
- * time (`declareEvents`, `declared-events.ts`).
+ * runtime's `python:*` (`python-events.ts`), the Agent's `agent:*` and the change path's
+ * `change:*`. Agent-made upgrades cannot be typed: they declare their events with a JSON Schema
+ * and the bus validates them at run time (`declareEvents`, `declared-events.ts`).
  */
 export interface ArmatureEvents {
   /**
@@ -93,23 +77,6 @@ export interface ArmatureEvents {
   /** A workspace file was deleted. */
   'workspace:deleted': { path: string };
 
-  /** An agent run started, or a finished run was continued with a follow-up (`continued`). */
-  'agent:run-started': { runId: string; goal: string; persona: string; model?: AgentModelRef; toolMode: 'code' | 'direct'; maxSteps: number; continued: boolean };
-  /** A piece of the assistant's text, as the model streamed it. */
-  'agent:text-delta': { runId: string; step: number; delta: string };
-  /** The model called a tool; `pythonRunId` tags the `python:stdout`/`python:stderr` of an `execute_python` call. */
-  'agent:tool-called': { runId: string; step: number; toolCallId: string; name: string; args: unknown; pythonRunId?: string };
-  /** A tool call of the model finished; `result` is what the model was given back. */
-  'agent:tool-finished': { runId: string; step: number; toolCallId: string; name: string; ok: boolean; durationMs: number; result: unknown };
-  /** A request to the model failed; `willRetry` when it is tried again (429, 5xx). */
-  'agent:request-failed': { runId: string; step: number; status?: number; message: string; attempt: number; willRetry: boolean };
-  /** One model step (one request and the tool calls it asked for) finished. */
-  'agent:step-finished': { runId: string; step: number; finishReason: string; usage: AgentUsage; toolCalls: number };
-  /** A run (or one follow-up turn) ended. `usage` sums the turn's steps. */
-  'agent:run-finished': { runId: string; reason: AgentStopReason; steps: number; usage: AgentUsage; answer?: string; error?: ErrorInfo };
-  /** The agent's model settings changed (the key itself is never in an event). */
-  'agent:settings-changed': { model?: AgentModelRef; hasKey: boolean };
-
   /** A widget was attached to the page. */
   'widget:mounted': { module: string; tag: string };
   /** A widget was removed from the page. */
@@ -124,12 +91,12 @@ export type ArmatureEventType = keyof ArmatureEvents;
 type PrefixOf<K> = K extends `${infer P}:${string}` ? P : never;
 
 /** The prefixes of the events declared in this file, each checked against the map above by the compiler. */
-const OWN_PREFIXES = ['module', 'system', 'tool', 'python-tool', 'tool-bridge', 'workspace', 'agent', 'widget', 'session'] as const satisfies readonly PrefixOf<ArmatureEventType>[];
+const OWN_PREFIXES = ['module', 'system', 'tool', 'python-tool', 'tool-bridge', 'workspace', 'widget', 'session'] as const satisfies readonly PrefixOf<ArmatureEventType>[];
 
 /**
  * The prefixes (before the `:`) reserved for the system's own events: the kernel's, and those of
- * the shared contracts in `src/contracts/` (`python`, `change`). No upgrade may declare events
- * under them (the built-in upgrades' own prefixes are reserved at boot from the manifests); a
- * declared event never reaches a typed handler anyway.
+ * the shared contracts in `src/contracts/` (`python`, `agent`, `change`). No upgrade may declare
+ * events under them (the built-in upgrades' own prefixes are reserved at boot from the manifests);
+ * a declared event never reaches a typed handler anyway.
  */
-export const KERNEL_EVENT_PREFIXES = [...OWN_PREFIXES, 'python', 'change'] as const;
+export const KERNEL_EVENT_PREFIXES = [...OWN_PREFIXES, 'python', 'agent', 'change'] as const;

@@ -10,7 +10,7 @@ import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import type { ToolResult } from '../../src/kernel/tool-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
-import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
+import type { AgentApi } from '../../src/contracts/agent-contract.ts';
 import type { PythonToolApi } from '../../upgrades/python-tool/python-tool-types.ts';
 import type { ToolChangeAnswer } from '../../upgrades/made-tools/made-tools.ts';
 import { NUMBERS_FILE } from '../helpers/agent-task.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
-import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
+import type { AgentApi } from '../../src/contracts/agent-contract.ts';
 import type { BlueprintSummary } from '../../upgrades/blueprints/index.ts';
 import type { MadeUpgradesApi, UpgradeChangeAnswer } from '../../upgrades/made-upgrades/index.ts';
 import { notesIndexScript } from '../helpers/made-upgrade-fixtures.ts';

@@ -1,8 +1,27 @@
-import type { ErrorInfo } from '../../src/kernel/errors.ts';
-import type { AgentModelRef, AgentStopReason, AgentUsage } from '../../src/kernel/events.ts';
-import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+/**
+ * The contract of the Agent upgrade: its API (a run, its follow-ups, settings), the shapes a run
+ * is reported in, and its events. A shared contract (`src/contracts/`): the CLI (`armature agent`)
+ * drives the Agent through it, and src/ imports nothing from upgrades/; the events are declared at
+ * the end by augmentation of the event map, as an upgrade declares its own.
+ */
+import type { ErrorInfo } from '../kernel/errors.ts';
+import type { Persona } from '../kernel/manifest-schemas.ts';
 
-export type { AgentModelRef, AgentStopReason, AgentUsage } from '../../src/kernel/events.ts';
+/** Why an agent run (or one turn of it) ended. */
+export type AgentStopReason = 'answered' | 'max-steps' | 'aborted' | 'error';
+
+/** Tokens a model read and wrote, summed over the steps counted. */
+export interface AgentUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Which model an agent run talks to (never its key). */
+export interface AgentModelRef {
+  provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+  model: string;
+  baseURL?: string;
+}
 
 /** The providers a persona, the CLI or the dashboard can name. */
 export const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google'] as const;
@@ -133,3 +152,24 @@ export type TranscriptEntry =
   | { type: 'assistant'; at: number; step: number; text: string; message: unknown; finishReason: string; usage: AgentUsage }
   | { type: 'tool'; at: number; step: number; toolCallId: string; name: string; args: unknown; ok: boolean; durationMs: number; result: unknown; pythonRunId?: string }
   | { type: 'finished'; at: number; reason: AgentStopReason; steps: number; usage: AgentUsage; answer?: string; error?: RunError };
+
+declare module '../kernel/events.ts' {
+  interface ArmatureEvents {
+    /** An agent run started, or a finished run was continued with a follow-up (`continued`). */
+    'agent:run-started': { runId: string; goal: string; persona: string; model?: AgentModelRef; toolMode: 'code' | 'direct'; maxSteps: number; continued: boolean };
+    /** A piece of the assistant's text, as the model streamed it. */
+    'agent:text-delta': { runId: string; step: number; delta: string };
+    /** The model called a tool; `pythonRunId` tags the `python:stdout`/`python:stderr` of an `execute_python` call. */
+    'agent:tool-called': { runId: string; step: number; toolCallId: string; name: string; args: unknown; pythonRunId?: string };
+    /** A tool call of the model finished; `result` is what the model was given back. */
+    'agent:tool-finished': { runId: string; step: number; toolCallId: string; name: string; ok: boolean; durationMs: number; result: unknown };
+    /** A request to the model failed; `willRetry` when it is tried again (429, 5xx). */
+    'agent:request-failed': { runId: string; step: number; status?: number; message: string; attempt: number; willRetry: boolean };
+    /** One model step (one request and the tool calls it asked for) finished. */
+    'agent:step-finished': { runId: string; step: number; finishReason: string; usage: AgentUsage; toolCalls: number };
+    /** A run (or one follow-up turn) ended. `usage` sums the turn's steps. */
+    'agent:run-finished': { runId: string; reason: AgentStopReason; steps: number; usage: AgentUsage; answer?: string; error?: ErrorInfo };
+    /** The agent's model settings changed (the key itself is never in an event). */
+    'agent:settings-changed': { model?: AgentModelRef; hasKey: boolean };
+  }
+}

@@ -3,7 +3,7 @@
 // servers got no request, no message reached the page outside the runtime's private channel).
 import { expect } from 'chai';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
-import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/host/runtime-types.ts';
+import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/contract.ts';
 import { REACH_SCAN } from '../helpers/python-reach-scan.ts';
 
 const token = () => `t${Date.now()}${Math.random().toString(36).slice(2, 8)}`;

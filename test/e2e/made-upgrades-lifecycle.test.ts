@@ -11,7 +11,7 @@ import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { MadeUpgradesApi, UpgradeChangeAnswer } from '../../upgrades/made-upgrades/index.ts';
-import type { WorkspaceApi } from '../../upgrades/workspace/workspace.ts';
+import type { WorkspaceApi } from '../../upgrades/workspace/contract.ts';
 import { BROKEN_INIT_CODE, MARKDOWN_ONLY_CODE, NOTES_INDEX_BLUEPRINT, notesIndexUpgrade } from '../helpers/made-upgrade-fixtures.ts';
 import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';
 import { startProbe } from '../helpers/probe-server.ts';

@@ -11,7 +11,7 @@ import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { AgentApi } from '../../src/contracts/agent-contract.ts';
-import type { BlueprintSummary } from '../../upgrades/blueprints/index.ts';
+import type { BlueprintSummary } from '../../upgrades/blueprints/contract.ts';
 import type { MadeUpgradesApi, UpgradeChangeAnswer } from '../../upgrades/made-upgrades/index.ts';
 import { notesIndexScript } from '../helpers/made-upgrade-fixtures.ts';
 import { makerPersona, withPersonas } from '../helpers/persona-overlay.ts';

@@ -2,7 +2,7 @@ import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { isNode } from '../../src/platform/detect.ts';
-import type { WorkspaceApi } from '../workspace/workspace.ts';
+import type { WorkspaceApi } from '../workspace/contract.ts';
 import type { AgentApi } from '../../src/contracts/agent-contract.ts';
 import { createAgent, type PythonForAgent } from './agent.ts';
 import { browserKeys, environmentKeys } from './keys.ts';

@@ -22,7 +22,7 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { ToolCaller } from '../../src/kernel/events.ts';
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import type { SystemArea } from '../workspace/system-area.ts';
+import type { SystemArea } from '../workspace/contract.ts';
 import { LineageStore } from './lineage.ts';
 import { presentChange } from './present.ts';
 import { ChangeRecords, targetQueue } from './records.ts';

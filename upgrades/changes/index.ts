@@ -1,6 +1,6 @@
 import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
-import type { WorkspaceApi } from '../workspace/workspace.ts';
+import type { WorkspaceApi } from '../workspace/contract.ts';
 import { createChanges } from './changes.ts';
 import { CHANGES_AREA } from './lineage.ts';
 

@@ -11,7 +11,7 @@
  */
 import type { ChangeKind, ChangeRecord } from '../../src/contracts/change-contract.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { SystemArea } from '../workspace/system-area.ts';
+import type { SystemArea } from '../workspace/contract.ts';
 import { canonicalJson, sha256Hex } from './content-hash.ts';
 
 /** The area's name. */

@@ -1,5 +1,5 @@
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
-import type { WorkspaceApi } from '../workspace/workspace.ts';
+import type { WorkspaceApi } from '../workspace/contract.ts';
 import { runtimeOptionsFromConfig, type PyodideRuntimeConfig } from './config-options.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
 

@@ -2,7 +2,7 @@
 // the SDK's own streamText request alone; and the context a task costs in code mode vs direct mode
 // (the same three-step task, request bodies as the real provider sends them to a scripted server).
 import { streamText } from 'ai';
-import { boot } from '../src/kernel/boot.ts';
+import { boot } from '../src/kernel/boot/boot.ts';
 import { createEventBus } from '../src/kernel/event-bus.ts';
 import type { Persona, ToolDeclaration } from '../src/kernel/manifest-schemas.ts';
 import { createToolRunner } from '../upgrades/tool-runner/tool-runner.ts';

@@ -2,8 +2,8 @@
  * Armature's public entry, for Node and the browser.
  * `boot()` is the front door; the rest is for upgrades, tests and tools built on the kernel.
  */
-export { boot } from './kernel/boot.ts';
-export type { ArmatureSystem, BootOptions } from './kernel/boot.ts';
+export { boot } from './kernel/boot/boot.ts';
+export type { ArmatureSystem, BootOptions } from './kernel/boot/boot.ts';
 export { Container } from './kernel/container.ts';
 export type { ContainerHooks, ModuleDefinition, ModuleInstance, ModuleState } from './kernel/container.ts';
 export { createEventBus } from './kernel/event-bus.ts';
@@ -25,8 +25,8 @@ export {
 export type { ErrorInfo } from './kernel/errors.ts';
 export { DisposableStore, toDisposable } from './kernel/lifecycle.ts';
 export type { Disposable } from './kernel/lifecycle.ts';
-export { loadPersona, orderByDependencies } from './kernel/loader.ts';
-export type { ModuleReport, UpgradeImporter } from './kernel/loader.ts';
+export { loadPersona, orderByDependencies } from './kernel/boot/loader.ts';
+export type { ModuleReport, UpgradeImporter } from './kernel/boot/loader.ts';
 export { readManifests } from './kernel/manifests.ts';
 export type { DeclaredTool, Manifests } from './kernel/manifests.ts';
 export type { Persona, ToolDeclaration, UpgradeEntry } from './kernel/manifest-schemas.ts';

@@ -1,5 +1,5 @@
 import { quote } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
 import type { AgentApi, AgentModelRef } from '../contracts/agent-contract.ts';
 import { missingUpgrade } from './needed-upgrade.ts';

@@ -4,7 +4,7 @@
  * change path accepts approvals from `cli` and `ui` only).
  */
 import { oneLine, quote } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../contracts/change-contract.ts';
 import { reportOf } from '../contracts/change-history.ts';
 import { describeError } from '../kernel/errors.ts';

@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { boot, type ArmatureSystem } from '../kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../kernel/boot/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
-import type { ModuleReport } from '../kernel/loader.ts';
+import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';

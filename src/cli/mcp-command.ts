@@ -3,7 +3,7 @@
  * `armature mcp` (Armature as an MCP server over stdio, or streamable HTTP with `--http`).
  */
 import { readFile } from 'node:fs/promises';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { describeError } from '../kernel/errors.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { parseMcpConfig } from '../kernel/manifests.ts';

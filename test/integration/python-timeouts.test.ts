@@ -3,7 +3,7 @@
 // range — by the tool's schema and at run time. Booted systems, both isolations.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { boot, type ArmatureSystem } from '../../src/kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../../src/kernel/boot/boot.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/contract.ts';
 import type { PythonToolApi } from '../../upgrades/python-tool/python-tool-types.ts';

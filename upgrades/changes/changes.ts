@@ -28,7 +28,7 @@ import { presentChange } from './present.ts';
 import { ChangeRecords, targetQueue } from './records.ts';
 import { RunTracker } from './run-tracker.ts';
 import { trimTest, verdictOf } from './verdict.ts';
-import { dependencyOrder } from '../../src/kernel/dependency-order.ts';
+import { dependencyOrder } from '../../src/kernel/boot/dependency-order.ts';
 
 /** Options of {@link createChanges}. */
 export interface ChangesOptions {

@@ -6,7 +6,7 @@
  * one's calls in flight finish, its subscriptions and worker end; the upgrades that depend on it
  * are reloaded after it, in dependency order.
  */
-import { dependencyOrder } from '../../src/kernel/dependency-order.ts';
+import { dependencyOrder } from '../../src/kernel/boot/dependency-order.ts';
 import { EVERY_TOOL, personaAllows } from '../../src/kernel/allow-list.ts';
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/contracts/change-contract.ts';

@@ -1,15 +1,15 @@
-import { configNumber } from './config-number.ts';
-import { Container } from './container.ts';
+import { configNumber } from '../config-number.ts';
+import { Container } from '../container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
-import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from './errors.ts';
-import type { EventBus } from './event-bus.ts';
-import type { Disposable } from './lifecycle.ts';
-import type { Manifests } from './manifests.ts';
-import type { Persona, UpgradeEntry } from './manifest-schemas.ts';
-import { TOOL_RUNNER_ID, type ToolRunnerApi } from './tool-contract.ts';
-import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeMetadata, UpgradeModule } from './upgrade.ts';
-import type { Platform } from '../platform/platform.ts';
+import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from '../errors.ts';
+import type { EventBus } from '../event-bus.ts';
+import type { Disposable } from '../lifecycle.ts';
+import type { Manifests } from '../manifests.ts';
+import type { Persona, UpgradeEntry } from '../manifest-schemas.ts';
+import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
+import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeMetadata, UpgradeModule } from '../upgrade.ts';
+import type { Platform } from '../../platform/platform.ts';
 
 /**
  * Imports a module of an upgrade by its path in `modules/upgrades.json`: its `entry`
@@ -25,8 +25,8 @@ export type UpgradeImporter = (path: string) => Promise<UpgradeModule | EarlySta
 export const importUpgrade: UpgradeImporter = async (path) => {
   const [, folder, name] = /^upgrades\/([a-z0-9-]+)\/(index|early-start)\.ts$/.exec(path) ?? [];
   if (!folder) throw new ArmatureError('INVALID_ENTRY', `[import] ${JSON.stringify(path)} is not of the form "upgrades/<folder>/index.ts" (or "upgrades/<folder>/early-start.ts")`);
-  if (name === 'early-start') return (await import(`../../upgrades/${folder}/early-start.ts`)) as EarlyStartModule;
-  return (await import(`../../upgrades/${folder}/index.ts`)) as UpgradeModule;
+  if (name === 'early-start') return (await import(`../../../upgrades/${folder}/early-start.ts`)) as EarlyStartModule;
+  return (await import(`../../../upgrades/${folder}/index.ts`)) as UpgradeModule;
 };
 
 /** What the loader reports about one module. */

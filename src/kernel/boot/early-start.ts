@@ -4,12 +4,12 @@
  * An early start is never a reason for a boot or a module to fail: whatever goes wrong is reported
  * as `module:early-start-failed` and the factory starts the work itself.
  */
-import { ArmatureError, toErrorInfo } from './errors.ts';
-import type { EventBus } from './event-bus.ts';
-import type { Manifests } from './manifests.ts';
-import type { Persona } from './manifest-schemas.ts';
-import type { EarlyStartModule } from './upgrade.ts';
-import type { Platform } from '../platform/platform.ts';
+import { ArmatureError, toErrorInfo } from '../errors.ts';
+import type { EventBus } from '../event-bus.ts';
+import type { Manifests } from '../manifests.ts';
+import type { Persona } from '../manifest-schemas.ts';
+import type { EarlyStartModule } from '../upgrade.ts';
+import type { Platform } from '../../platform/platform.ts';
 
 /**
  * How long boot waits, at most, for the early starts to get their work under way before it

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { boot } from './boot.ts';
-import { ArmatureError } from './errors.ts';
-import { createEventBus, type AnyEventRecord } from './event-bus.ts';
-import type { EarlyStartContext, EarlyStartModule, UpgradeMetadata, UpgradeModule } from './upgrade.ts';
-import * as toolRunner from '../../upgrades/tool-runner/index.ts';
-import { memoryPlatform } from '../../test/helpers/memory-platform.ts';
+import { ArmatureError } from '../errors.ts';
+import { createEventBus, type AnyEventRecord } from '../event-bus.ts';
+import type { EarlyStartContext, EarlyStartModule, UpgradeMetadata, UpgradeModule } from '../upgrade.ts';
+import * as toolRunner from '../../../upgrades/tool-runner/index.ts';
+import { memoryPlatform } from '../../../test/helpers/memory-platform.ts';
 
 /** A fake upgrade; `early` gives it an early start (`null`: one whose module exports no hook). */
 type Fake = Partial<UpgradeMetadata> & { id: string; make?: UpgradeModule['factory']; early?: EarlyStartModule['earlyStart'] | null };
@@ -204,7 +204,7 @@ test('parts an upgrade runs are reported after it, as modules with a parent, and
   const bus = createEventBus();
   const events: string[] = [];
   bus.onAny((r) => (r.type.startsWith('module:') && (r.payload as { parent?: string }).parent ? events.push(`${r.type}:${(r.payload as { id: string }).id}`) : undefined));
-  let parts: import('./upgrade.ts').ModuleParts | undefined;
+  let parts: import('../upgrade.ts').ModuleParts | undefined;
   const { platform, importer } = project([
     {
       id: 'Servers',

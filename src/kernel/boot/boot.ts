@@ -1,12 +1,12 @@
-import { Container } from './container.ts';
-import { ArmatureError } from './errors.ts';
-import { createEventBus, type EventBus } from './event-bus.ts';
+import { Container } from '../container.ts';
+import { ArmatureError } from '../errors.ts';
+import { createEventBus, type EventBus } from '../event-bus.ts';
 import { loadPersona, type ModuleReport, type UpgradeImporter } from './loader.ts';
-import { findPersona, readManifests, reservedEventPrefixes, type Manifests } from './manifests.ts';
-import type { Persona } from './manifest-schemas.ts';
-import { TOOL_RUNNER_ID, type ToolRunnerApi } from './tool-contract.ts';
-import { defaultPlatform } from '../platform/detect.ts';
-import type { Platform } from '../platform/platform.ts';
+import { findPersona, readManifests, reservedEventPrefixes, type Manifests } from '../manifests.ts';
+import type { Persona } from '../manifest-schemas.ts';
+import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
+import { defaultPlatform } from '../../platform/detect.ts';
+import type { Platform } from '../../platform/platform.ts';
 
 /** Options of {@link boot}. */
 export interface BootOptions {

@@ -2,7 +2,7 @@ import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { closest } from '../../src/kernel/suggest.ts';
 import type { ProjectFiles } from '../../src/platform/platform.ts';
-import type { BlueprintCandidate, BlueprintRegistryApi, BlueprintSummary } from './contract.ts';
+import type { BlueprintRegistryApi } from './contract.ts';
 import { parseBlueprint, type Blueprint } from './front-matter.ts';
 
 export type { BlueprintCandidate, BlueprintRegistryApi, BlueprintSummary } from './contract.ts';

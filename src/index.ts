@@ -10,6 +10,7 @@ export { createEventBus } from './kernel/event-bus.ts';
 export type { EventBus, EventBusOptions, EventHandler, EventRecord, EventScope, EventSource } from './kernel/event-bus.ts';
 export type { ArmatureEvents, ArmatureEventType, ToolCaller } from './kernel/events.ts';
 export type { PythonLoadStage, PythonStatus } from './contracts/python-events.ts';
+export type { AgentModelRef, AgentStopReason, AgentUsage } from './contracts/agent-contract.ts';
 export {
   ArmatureError,
   ContainerDisposedError,

@@ -182,3 +182,36 @@ function circleThrough(graph: ReadonlyMap<string, readonly string[]>, members: R
   }
   return [start, start];
 }
+
+/**
+ * Rooms that import each other both ways. Within every folder, each subfolder (with all below it)
+ * is a room, and the folder's own files are one more, `(top)`; for each pair of rooms of one folder
+ * importing each other, one line naming the folder, the pair and an import each way.
+ */
+export function twoWayRooms(graph: ReadonlyMap<string, readonly string[]>): { folder: string; rooms: [string, string]; imports: [string, string] }[] {
+  const folders = new Set<string>();
+  for (const f of graph.keys()) for (let d = dirname(f); d !== '.'; d = dirname(d)) folders.add(d);
+  const out: { folder: string; rooms: [string, string]; imports: [string, string] }[] = [];
+  for (const folder of [...folders].sort()) {
+    const roomOf = (f: string) => {
+      if (!f.startsWith(`${folder}/`)) return undefined;
+      const rest = f.slice(folder.length + 1);
+      return rest.includes('/') ? `${rest.slice(0, rest.indexOf('/'))}/` : '(top)';
+    };
+    /** One import from room a to room b, by `a|b`. */
+    const between = new Map<string, string>();
+    for (const [from, targets] of graph) {
+      for (const to of targets) {
+        const a = roomOf(from);
+        const b = roomOf(to);
+        if (a && b && a !== b && !between.has(`${a}|${b}`)) between.set(`${a}|${b}`, `${from} -> ${to}`);
+      }
+    }
+    for (const [pair, one] of between) {
+      const [a, b] = pair.split('|') as [string, string];
+      const back = between.get(`${b}|${a}`);
+      if (a < b && back) out.push({ folder, rooms: [a, b], imports: [one, back] });
+    }
+  }
+  return out;
+}

@@ -5,7 +5,8 @@ import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { memoryCache } from '../../../test/helpers/memory-platform.ts';
 import type { InitResult } from '../protocol/protocol.ts';
-import { SnapshotStore, forgetMemorySnapshots, snapshotKey } from './snapshot-store.ts';
+import { readFileSync } from 'node:fs';
+import { SnapshotStore, forgetMemorySnapshots, snapshotKey, snapshotKeyFor } from './snapshot-store.ts';
 
 const started = (extra: Partial<InitResult> = {}): InitResult => ({ pythonVersion: '3.13.2', pyodideVersion: '0.29.5', transport: 'shared-memory', fromSnapshot: false, ...extra });
 const bytes = (n: number) => new Uint8Array(64).fill(n);
@@ -25,6 +26,18 @@ test('off never reads or writes the cache and never asks for a snapshot', async 
   await store.settle('idx/', plan, started());
   await store.flush();
   assert.deepEqual([...cache.blobs.keys()], [await snapshotKey()]);
+});
+
+test('the key follows the shipped Python files: it is theirs, and any change to either makes another', async () => {
+  const file = (name: string) => readFileSync(new URL(`../python/${name}`, import.meta.url), 'utf8');
+  const python = { bridge: file('armature_bridge.py'), runner: file('armature_runner.py') };
+  assert.equal(await snapshotKey(), await snapshotKeyFor(python));
+  const keys = new Set([
+    await snapshotKeyFor(python),
+    await snapshotKeyFor({ ...python, bridge: `${python.bridge}\n` }),
+    await snapshotKeyFor({ ...python, runner: python.runner.replace('_MAX_TEXT = 64 << 10', '_MAX_TEXT = 32 << 10') }),
+  ]);
+  assert.equal(keys.size, 3);
 });
 
 test('persist: the first start makes one and writes it; the next process reads it; old keys are removed', async () => {

@@ -50,13 +50,19 @@ let keyPromise: Promise<string> | undefined;
 
 /** The cache key of the snapshot this build makes: `pyodide-<version>-<sha-256 of what it holds>.snapshot`. */
 export function snapshotKey(): Promise<string> {
-  keyPromise ??= (async () => {
-    const held = JSON.stringify({ format: FORMAT, pyodide: PYODIDE_VERSION, preimports: SNAPSHOT_PREIMPORTS, bridge: BRIDGE_MODULE, runner: RUNNER_MODULE });
-    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(held)));
-    const hex = Array.from(digest.subarray(0, 12), (b) => b.toString(16).padStart(2, '0')).join('');
-    return `pyodide-${PYODIDE_VERSION}-${hex}.snapshot`;
-  })();
+  keyPromise ??= snapshotKeyFor({ bridge: BRIDGE_MODULE, runner: RUNNER_MODULE });
   return keyPromise;
+}
+
+/**
+ * The key of a snapshot holding this Python prelude (the text of `python/armature_bridge.py` and
+ * `python/armature_runner.py`): any change to either makes another key.
+ */
+export async function snapshotKeyFor(python: { bridge: string; runner: string }): Promise<string> {
+  const held = JSON.stringify({ format: FORMAT, pyodide: PYODIDE_VERSION, preimports: SNAPSHOT_PREIMPORTS, bridge: python.bridge, runner: python.runner });
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(held)));
+  const hex = Array.from(digest.subarray(0, 12), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `pyodide-${PYODIDE_VERSION}-${hex}.snapshot`;
 }
 
 /** Options of {@link SnapshotStore}. */

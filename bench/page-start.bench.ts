@@ -51,7 +51,7 @@ export async function run(samples = 5): Promise<BenchRow[]> {
         const reload = await loadAndWait(page, url);
         if (!reload.fromSnapshot) throw new Error('page-start bench: the reload did not restore the snapshot');
         restored.push(reload.ms);
-        const off = await loadAndWait(page, `${url}?snapshot=off`);
+        const off = await loadAndWait(page, `${url}&snapshot=off`);
         if (off.fromSnapshot) throw new Error('page-start bench: ?snapshot=off restored a snapshot');
         anew.push(off.ms);
       } finally {

@@ -234,7 +234,9 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
   if (persona !== 'default') query.set('persona', persona);
   if (snapshot === 'off') query.set('snapshot', 'off');
   if (safe) query.set('safe', '');
-  const url = query.size ? `${server.url}?${query}` : server.url;
+  // Last, so that whoever copies the URL by hand copies the query before it.
+  query.set('token', server.token);
+  const url = `${server.origin}/?${query}`;
   io.out(`Armature dashboard: ${url}`);
   io.out('Open it in Chromium or Chrome; press Ctrl+C to stop.');
   await new Promise<void>((resolve) => {

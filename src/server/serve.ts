@@ -7,6 +7,8 @@ import sirv from 'sirv';
 import { projectRoot } from '../platform/node.ts';
 import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_FILE, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
+import { ArmatureError } from '../kernel/errors.ts';
+import { AccessGuard, isLoopbackName, newAccessToken, refuse } from './guard.ts';
 import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH, pyodideWorkerCsp } from './middleware.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
 
@@ -18,6 +20,13 @@ export interface ServeOptions {
   port?: number;
   /** Interface to listen on. Default: 127.0.0.1. */
   host?: string;
+  /** Listen on a host that is not loopback (anyone who reaches it and has the token gets in). Default: false. */
+  allowRemote?: boolean;
+  /**
+   * The access token every request needs (`?token=` once, then a cookie; or `Authorization:
+   * Bearer`), at least 16 characters. Default: a random one, in {@link RunningServer.url}.
+   */
+  token?: string;
   /** Directory of the built dashboard (page and bundles, see `buildDashboard`). Default: `<root>/dist/dashboard`. */
   outDir?: string;
   /** HTML served at `/`. Default: `index.html` in `outDir`. */
@@ -25,14 +34,21 @@ export interface ServeOptions {
   /**
    * MCP servers (from `--mcp-config`) the page's McpClient gets at {@link MCP_SERVERS_PATH}. A
    * browser reaches HTTP servers only; stdio entries are passed without their environment, to
-   * show as failed with the reason. Default: none.
+   * show as failed with the reason. Secrets never go to the page: neither an entry's `env` nor
+   * its `headers` (a server that needs a bearer token is reached by a Node system, `armature
+   * start` without `--in-browser`). Default: none.
    */
   mcpServers?: McpServers;
 }
 
 /** A running dashboard server. */
 export interface RunningServer {
+  /** The URL to open: the origin with `/?token=...` (a person opens it once; the cookie does the rest). */
   url: string;
+  /** `http://host:port`, without the token. */
+  origin: string;
+  /** The access token (for programs: `Authorization: Bearer <token>`). */
+  token: string;
   close(): Promise<void>;
 }
 
@@ -46,6 +62,13 @@ const pyodideDir = () => dirname(createRequire(import.meta.url).resolve('pyodide
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const root = options.root ?? projectRoot;
+  const listenHost = options.host ?? '127.0.0.1';
+  const loopback = isLoopbackName(listenHost);
+  if (!loopback && !options.allowRemote) {
+    throw new ArmatureError('SERVE_REMOTE_NOT_ALLOWED', `[serve] --host ${listenHost} is not a loopback address: anyone who can reach it could see and steer this system. Pass --allow-remote to mean it (the access token is still required), or use --host 127.0.0.1`);
+  }
+  const wildcard = listenHost === '0.0.0.0' || listenHost === '::' || listenHost === '[::]';
+  const guard = new AccessGuard({ token: options.token ?? newAccessToken(), allowedHosts: loopback ? [] : [wildcard ? '*' : listenHost] });
   const outDir = options.outDir ?? join(root, 'dist', 'dashboard');
   const setHeaders = (res: ServerResponse) => {
     for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
@@ -55,7 +78,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const pyodide = sirv(pyodideDir(), { dev: false, maxAge: 3600, setHeaders });
   const page = options.html ?? (await readDashboardPage(outDir));
 
+  let port = 0;
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    guard.protect(res);
     setHeaders(res);
     const url = new URL(req.url ?? '/', 'http://localhost');
     const notFound = () => {
@@ -63,9 +88,24 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');
       res.end(`Not found: ${url.pathname}`);
     };
+    const isPage = url.pathname === '/' || url.pathname === '/index.html';
+    const refusal = guard.checkHost(req) ?? guard.checkOrigin(req, isPage && req.method === 'GET');
+    if (refusal) return refuse(res, refusal);
+    const given = url.searchParams.get('token');
+    if (isPage && given !== null) {
+      if (!guard.matches(given)) return refuse(res, { status: 401, message: 'The access token in this URL is wrong: open the URL that armature start printed last (each start prints a new one).' });
+      // The token leaves the address bar at once; the cookie carries it from here on.
+      url.searchParams.delete('token');
+      res.writeHead(303, { Location: `/${url.search}`, 'Set-Cookie': guard.setCookie(port), 'Cache-Control': 'no-store' });
+      return res.end();
+    }
+    if (!guard.authorized(req, port)) {
+      return refuse(res, { status: 401, message: 'This dashboard needs its access token: open the URL that armature start printed (it ends with ?token=...), or send Authorization: Bearer <token>.' }, { 'WWW-Authenticate': 'Bearer realm="armature"' });
+    }
     try {
-      if (url.pathname === '/' || url.pathname === '/index.html') {
+      if (isPage) {
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.setHeader('Cache-Control', 'no-store');
         res.end(page);
       } else if (url.pathname === '/favicon.ico') {
         res.statusCode = 204;
@@ -87,7 +127,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       } else if (url.pathname === MCP_SERVERS_PATH && options.mcpServers) {
         res.setHeader('Content-Type', 'application/json');
         res.setHeader('Cache-Control', 'no-store');
-        const forPage = Object.fromEntries(Object.entries(options.mcpServers).map(([n, s]) => [n, 'command' in s ? { ...s, env: {} } : s]));
+        const forPage = Object.fromEntries(Object.entries(options.mcpServers).map(([n, s]) => [n, 'command' in s ? { ...s, env: {} } : { ...s, headers: {} }]));
         res.end(JSON.stringify(forPage));
       } else if (url.pathname.startsWith('/dist/')) {
         // The Pyodide worker's script carries its own policy: no eval, WebAssembly only.
@@ -103,17 +143,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       res.end(`Server error: ${(e as Error).message}`);
     }
   });
-  const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`[serve] port must be a whole number from 0 to 65535, got ${JSON.stringify(port)}`);
+  const wanted = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 8080);
+  if (!Number.isInteger(wanted) || wanted < 0 || wanted > 65535) throw new Error(`[serve] port must be a whole number from 0 to 65535, got ${JSON.stringify(wanted)}`);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'EADDRINUSE' ? new Error(`[serve] port ${port} is in use: pass --port N or set PORT to a free port`) : e),
+      reject(e.code === 'EADDRINUSE' ? new Error(`[serve] port ${wanted} is in use: pass --port N or set PORT to a free port`) : e),
     );
-    server.listen(port, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(wanted, listenHost, () => resolve());
   });
   const address = server.address() as AddressInfo;
+  port = address.port;
+  const origin = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   return {
-    url: `http://${address.address === '::1' ? '[::1]' : address.address}:${address.port}/`,
+    url: `${origin}/?token=${encodeURIComponent(guard.token)}`,
+    origin,
+    token: guard.token,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -91,12 +91,12 @@ after(async () => {
 test('a newcomer\'s load of the dashboard asks for nothing the server cannot give', async () => {
   // The page has booted (openEmpty waited for it): everything its boot asked for was served.
   assert.deepEqual(failedRequests, []);
-  const res = await fetch(new URL('/__armature/mcp-servers.json', server.url));
+  const res = await fetch(new URL('/__armature/mcp-servers.json', server.origin), { headers: { authorization: `Bearer ${server.token}` } });
   assert.equal(res.status, 204, 'no --mcp-config: nothing to hand on, and no error');
 });
 
 test('the server serves the confined worker\'s script with its CSP, and agent code runs in it', async () => {
-  const res = await fetch(new URL('/__armature/sandbox-worker.js', server.url));
+  const res = await fetch(new URL('/__armature/sandbox-worker.js', server.origin), { headers: { authorization: `Bearer ${server.token}` } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-security-policy'), "default-src 'none'; script-src blob:; connect-src 'none'; worker-src 'none'");
   const result = await page.evaluate(async () => {

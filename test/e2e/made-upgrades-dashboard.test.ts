@@ -88,14 +88,14 @@ test('after a page reload the notes index runs again, from IndexedDB', async () 
 });
 
 test('?safe boots only what the persona file names and lists the agent-made changes for review', async () => {
-  await page.goto(`${stack.server.url}?safe`, { waitUntil: 'load' });
+  await page.goto(`${stack.server.origin}/?safe`, { waitUntil: 'load' });
   await booted();
   await waitFor('the safe-mode note', async () => /Safe mode:/.test(await textOf('section.safe')));
   const note = await textOf('section.safe');
   for (const line of [/blueprint 0xA00001 v1/, /upgrade notes-index v1/, /persona default v1/]) assert.match(note, line);
   assert.equal(await page.$('armature-dashboard >>> made-upgrade-widget'), null);
   assert.equal((await call('notes_index.notes_summary', {})).ok, false);
-  await page.goto(stack.server.url, { waitUntil: 'load' });
+  await page.goto(`${stack.server.origin}/`, { waitUntil: 'load' });
   await booted();
   await waitFor('the card again', async () => /5 files/.test(await card()));
 });

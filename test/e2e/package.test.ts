@@ -252,8 +252,10 @@ test('armature start from the installed copy serves the prebuilt dashboard and w
   try {
     assert.doesNotMatch(started.output(), /Building/);
     const url = started.match[1]!;
+    // The printed URL carries the access token; a program sends it as a bearer token.
+    const authorization = `Bearer ${new URL(url).searchParams.get('token')}`;
     for (const path of ['', 'dist/main.js', 'dist/pyodide-worker.js', '__armature/project.json']) {
-      const res = await fetch(new URL(path, url));
+      const res = await fetch(new URL(path, url), { headers: { authorization } });
       assert.equal(res.status, 200, `GET /${path}`);
       assert.equal(res.headers.get('cross-origin-embedder-policy'), 'require-corp');
       await res.arrayBuffer();

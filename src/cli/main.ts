@@ -177,6 +177,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       persona: values.persona,
       platform: await defaultPlatform({ dataDir: values.data }),
       safe: values.safe,
+      // Every command is a process on the data folder: a dashboard there shows it live.
+      journal: { command },
       config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
   } catch (e) {

@@ -33,6 +33,8 @@ export interface DeclaredEventRecord {
   owner: string;
   /** Marks a declared (run-time validated) event. */
   declared: true;
+  /** The process on the data folder it came from, as on {@link EventRecord}; absent for the system's own. */
+  process?: string;
 }
 
 /** What an upgrade holds after declaring its events; disposing it withdraws them. */

@@ -14,6 +14,11 @@ export interface EventRecord<K extends ArmatureEventType = ArmatureEventType> {
   at: number;
   /** Monotonic sequence number, unique per bus. */
   seq: number;
+  /**
+   * The process on the data folder it came from (a `ProcessInfo.id`), when a dashboard attached
+   * to a Node system shows another process's event; absent for the system's own.
+   */
+  process?: string;
 }
 
 /** Any recorded event: a typed one, or one declared at run time (`record.declared`). */

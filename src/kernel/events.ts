@@ -95,8 +95,8 @@ const OWN_PREFIXES = ['module', 'system', 'tool', 'python-tool', 'tool-bridge', 
 
 /**
  * The prefixes (before the `:`) reserved for the system's own events: the kernel's, and those of
- * the shared contracts in `src/contracts/` (`python`, `agent`, `change`). No upgrade may declare
+ * the shared contracts in `src/contracts/` (`python`, `agent`, `change`, `process`). No upgrade may declare
  * events under them (the built-in upgrades' own prefixes are reserved at boot from the manifests);
  * a declared event never reaches a typed handler anyway.
  */
-export const KERNEL_EVENT_PREFIXES = [...OWN_PREFIXES, 'python', 'agent', 'change'] as const;
+export const KERNEL_EVENT_PREFIXES = [...OWN_PREFIXES, 'python', 'agent', 'change', 'process'] as const;

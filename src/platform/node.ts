@@ -23,6 +23,7 @@ export function createNodePlatform(options: NodePlatformOptions = {}): Platform 
   const root = resolve(options.root ?? projectRoot);
   return {
     kind: 'node',
+    dataDir,
     project: nodeProjectFiles(root),
     openStore: async (name) => openDirectoryStore(join(dataDir, name)),
     openCache: (name) => openDirectoryCache(join(dataDir, 'cache', name)),

@@ -62,6 +62,11 @@ export function checkCacheKey(key: string): void {
 export interface Platform {
   /** Which platform this is. */
   readonly kind: 'node' | 'browser';
+  /**
+   * Node: the data folder (absolute), where stores, caches and this process's journal live.
+   * Undefined in the browser and for platforms without one.
+   */
+  readonly dataDir?: string;
   /** The project's manifests and blueprints. */
   readonly project: ProjectFiles;
   /** Opens (creating if needed) the durable store called `name`, e.g. `workspace`. */

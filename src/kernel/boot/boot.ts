@@ -7,6 +7,7 @@ import type { Persona } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
 import { defaultPlatform } from '../../platform/detect.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { ProcessCommand, ProcessInfo } from '../journal/journal-layout.ts';
 
 /** Options of {@link boot}. */
 export interface BootOptions {
@@ -30,6 +31,13 @@ export interface BootOptions {
    * changes (`armature boot --safe`, the dashboard's `?safe`). Default: false.
    */
   safe?: boolean;
+  /**
+   * Node, with a data folder: this process keeps a journal of its events there, which a dashboard
+   * on the same folder (`armature start`) shows live, and answers a dashboard's request to stop a
+   * run (see `src/kernel/journal/`). `command` says what the process runs (the CLI's command).
+   * `false`: no journal. Default: `{ command: 'library' }`.
+   */
+  journal?: false | { command?: ProcessCommand };
 }
 
 /** A booted persona. */
@@ -41,6 +49,8 @@ export interface ArmatureSystem {
   persona: Persona;
   /** Whether it was booted in safe mode. */
   safe: boolean;
+  /** This process as dashboards on its data folder see it, when it keeps a journal there (see `BootOptions.journal`). */
+  process?: ProcessInfo;
   /** Every manifest, validated. */
   manifests: Manifests;
   /** The system's event bus. */
@@ -78,6 +88,18 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   const persona = structuredClone(findPersona(manifests, options.persona ?? 'default'));
   bus.reserveEventPrefixes(reservedEventPrefixes(manifests));
   const safe = options.safe ?? false;
+  // Started before the upgrades load, so that their loading is in the journal too.
+  let host: { tools: ToolRunnerApi; resolve(id: string): Promise<unknown> } | undefined;
+  const journal =
+    platform.dataDir !== undefined && options.journal !== false
+      ? (await import('../journal/attach.ts')).startProcessJournal({
+          dataDir: platform.dataDir,
+          command: options.journal?.command ?? 'library',
+          persona: persona.id,
+          bus,
+          host: { tools: () => host?.tools, resolve: (id) => (host ? host.resolve(id) : Promise.reject(new Error('the system is still booting'))) },
+        })
+      : undefined;
   const root = new Container();
   const loaded = await loadPersona({
     manifests,
@@ -91,6 +113,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   });
   const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
   const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);
+  host = { tools, resolve: (id) => loaded.container.resolve(id) };
   bus.emit('system:booted', {
     persona: persona.id,
     loaded: loaded.reports.filter((r) => r.state === 'loaded').map((r) => r.id),
@@ -98,10 +121,12 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     durationMs: performance.now() - t0,
   });
   let disposed: Promise<void> | undefined;
-  const dispose = () => (disposed ??= root.dispose());
+  // The journal closes last: the modules' disposal is in it, then the process's end.
+  const dispose = () => (disposed ??= root.dispose().finally(() => journal?.dispose()));
   return {
     persona,
     safe,
+    ...(journal ? { process: journal.info } : {}),
     manifests,
     bus,
     platform,

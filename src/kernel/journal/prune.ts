@@ -1,0 +1,59 @@
+/**
+ * Keeps the processes folder bounded: a process that ended (or crashed) longer ago than the
+ * retention loses its folder, and of the ended ones only the newest few are kept. Run by each
+ * journal as it opens, so a folder that sees many short CLI commands does not grow for good.
+ */
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { isPresence, PRESENCE_FILE, processesDir } from './journal-layout.ts';
+
+/** Whether a process with `pid` runs on this host (a pid we may not signal runs too). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Ended processes' folders kept at most, whatever their age. */
+export const MAX_ENDED_KEPT = 50;
+
+/** Removes the folders of processes that ended more than `retentionMs` ago, and all but the newest {@link MAX_ENDED_KEPT} ended ones. */
+export function pruneProcesses(dataDir: string, retentionMs: number, now = Date.now()): void {
+  const root = processesDir(dataDir);
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  const ended: { folder: string; at: number }[] = [];
+  for (const name of names) {
+    const folder = join(root, name);
+    let at: number | undefined;
+    try {
+      const presence: unknown = JSON.parse(readFileSync(join(folder, PRESENCE_FILE), 'utf8'));
+      const beat = statSync(join(folder, PRESENCE_FILE)).mtimeMs;
+      if (!isPresence(presence)) at = beat;
+      else if (presence.endedAt !== undefined) at = presence.endedAt;
+      else if (presence.host === hostname() && !pidAlive(presence.pid)) at = beat;
+      else if (now - beat > retentionMs) at = beat;
+    } catch {
+      // No presence (yet, or torn): judge by the folder's age, so a folder being made is left alone.
+      try {
+        const made = statSync(folder).mtimeMs;
+        if (now - made > 60_000) at = made;
+      } catch {
+        continue;
+      }
+    }
+    if (at !== undefined) ended.push({ folder, at });
+  }
+  ended.sort((a, b) => b.at - a.at);
+  ended.forEach((e, i) => {
+    if (i >= MAX_ENDED_KEPT || now - e.at > retentionMs) rmSync(e.folder, { recursive: true, force: true });
+  });
+}

@@ -8,6 +8,8 @@ import { projectRoot } from '../platform/node.ts';
 import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_FILE, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { ArmatureError } from '../kernel/errors.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import { AttachedApi } from './attached-api.ts';
 import { AccessGuard, isLoopbackName, newAccessToken, refuse } from './guard.ts';
 import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH, pyodideWorkerCsp } from './middleware.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
@@ -39,7 +41,16 @@ export interface ServeOptions {
    * start` without `--in-browser`). Default: none.
    */
   mcpServers?: McpServers;
+  /**
+   * A system booted in this process (on a data folder): the page is then a view of it and of the
+   * other processes on its folder, through the attached API (`attached-api.ts`), instead of
+   * booting a system of its own. Default: none (the page boots its own).
+   */
+  system?: ArmatureSystem;
 }
+
+/** The page's `<meta name="armature-mode">`: `attached` (a view of the server's system) or `page` (it boots its own). */
+export const MODE_META = 'armature-mode';
 
 /** A running dashboard server. */
 export interface RunningServer {
@@ -76,7 +87,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
   const dist = sirv(outDir, { dev: true, setHeaders });
   const pyodide = sirv(pyodideDir(), { dev: false, maxAge: 3600, setHeaders });
-  const page = options.html ?? (await readDashboardPage(outDir));
+  const api = options.system ? new AttachedApi(options.system) : undefined;
+  const page = withMode(options.html ?? (await readDashboardPage(outDir)), api ? 'attached' : 'page');
 
   let port = 0;
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -103,6 +115,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return refuse(res, { status: 401, message: 'This dashboard needs its access token: open the URL that armature start printed (it ends with ?token=...), or send Authorization: Bearer <token>.' }, { 'WWW-Authenticate': 'Bearer realm="armature"' });
     }
     try {
+      if (api && (await api.handle(req, res, url.pathname))) return;
       if (isPage) {
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
         res.setHeader('Cache-Control', 'no-store');
@@ -158,8 +171,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     url: `${origin}/?token=${encodeURIComponent(guard.token)}`,
     origin,
     token: guard.token,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        api?.dispose();
+        server.close(() => resolve());
+        // Event streams stay open by design: end them with the server.
+        server.closeAllConnections();
+      }),
   };
+}
+
+/** `html` with the page's mode said in a meta tag the page reads at start. */
+function withMode(html: string | Buffer, mode: 'attached' | 'page'): string {
+  const text = html.toString();
+  const meta = `<meta name="${MODE_META}" content="${mode}">`;
+  if (/<head[^>]*>/i.test(text)) return text.replace(/<head[^>]*>/i, (h) => `${h}${meta}`);
+  // No head: after the doctype (before it, the page would render in quirks mode).
+  return /^\s*<!doctype[^>]*>/i.test(text) ? text.replace(/^\s*<!doctype[^>]*>/i, (d) => `${d}${meta}`) : `${meta}${text}`;
 }
 
 async function readDashboardPage(outDir: string): Promise<Buffer> {

@@ -72,10 +72,12 @@ export async function remoteView(options: RemoteViewOptions): Promise<RemoteSyst
   const controller = new AbortController();
 
   // module:* and tool:* events of the attached system change its reports and tools: read them anew, once per burst.
-  let refreshing: ReturnType<typeof setTimeout> | undefined;
+  let refreshing = false;
   const refresh = () => {
-    refreshing ??= setTimeout(() => {
-      refreshing = undefined;
+    if (refreshing) return;
+    refreshing = true;
+    setTimeout(() => {
+      refreshing = false;
       readState(false).then(
         (s) => {
           modules = s.modules;

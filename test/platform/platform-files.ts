@@ -12,6 +12,8 @@
 /** Files that run only in Node (the CLI, the server, Node's adapters, the confined child). */
 export const NODE_ONLY: readonly RegExp[] = [
   /^src\/(cli|server|mcp)\//,
+  // A process's journal on its data folder (boot() imports it only when the platform has a data folder).
+  /^src\/kernel\/journal\//,
   /^src\/platform\/(node|node-[a-z-]+|directory-store|linux-proc)\.ts$/,
   /^src\/sandbox\/(node-[a-z-]+|confined-child|frames)\.ts$/,
   /^upgrades\/pyodide-runtime\/process\//,

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { AnyEventRecord, EventSource } from '../event-bus.ts';
 import type { Disposable } from '../lifecycle.ts';
 import { ControlWatcher, type ControlHandler } from './control.ts';
-import { PRESENCE_FILE, processesDir, SEGMENT, segmentName, type JournalRecord, type Presence, type ProcessCommand, type ProcessEndReason, type ProcessInfo } from './journal-layout.ts';
+import { PRESENCE_FILE, processesDir, SEGMENT, segmentName, type JournalRecord, type Presence, type ProcessCommand, type ProcessInfo } from './journal-layout.ts';
 import { pruneProcesses } from './prune.ts';
 import { secretMasker } from './secrets.ts';
 

@@ -10,7 +10,7 @@ import { readFileSync, readdirSync, statSync, watch, type FSWatcher } from 'node
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Disposable } from '../lifecycle.ts';
-import { isPresence, PRESENCE_FILE, processesDir, type JournalRecord, type Presence, type ProcessCommand, type ProcessEndReason, type ProcessInfo } from './journal-layout.ts';
+import { isPresence, PRESENCE_FILE, processesDir, type JournalRecord, type Presence, type ProcessEndReason, type ProcessInfo } from './journal-layout.ts';
 import { ProcessTail } from './process-tail.ts';
 import { pidAlive } from './prune.ts';
 

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { boot, type ArmatureSystem } from '../kernel/boot/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
@@ -6,7 +5,6 @@ import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
-import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';
@@ -17,6 +15,7 @@ import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { processIo, table, type CliIo } from './cli-io.ts';
+import { PAGE_VIEWS_ATTACHED, runStartCommand } from './start-command.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -33,8 +32,10 @@ Usage:
   armature mcp [--persona ID]                     serve the persona's tools to MCP clients over stdio
   armature mcp --http [--port N] [--host H] [--allow-remote]
                                                   ... or over streamable HTTP (loopback unless told)
-  armature start [--persona ID] [--port N] [--no-snapshot] [--safe]
-                                                  the main job: serve the dashboard
+  armature start [--persona ID] [--port N] [--no-snapshot] [--safe] [--in-browser]
+                                                  the main job: serve the dashboard (a view of this
+                                                  data folder's system and of every process on it;
+                                                  --in-browser: the page boots a system of its own)
 ${AGENT_USAGE}
 ${CHANGES_USAGE}
 
@@ -44,6 +45,8 @@ Options:
   --mcp-config FILE  MCP servers whose tools to add: { "mcpServers": { "<name>": { "command",
                  "args"?, "env"? } | { "url", "headers"? } } } (any command)
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
+  --host H, --allow-remote  start: listen on H; a non-loopback host needs --allow-remote (the
+                 printed URL's access token is still required)
   -c CODE        Python code for run, instead of a file
   --timeout MS   run: stop Python after MS milliseconds (default 30000)
   --safe         boot only what the persona file in modules/ names: no agent-made tool, upgrade
@@ -78,6 +81,7 @@ const OPTIONS = {
   http: { type: 'boolean', default: false },
   host: { type: 'string' },
   'allow-remote': { type: 'boolean', default: false },
+  'in-browser': { type: 'boolean', default: false },
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'max-steps': { type: 'string' },
@@ -135,8 +139,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     agent: (sys) => runAgentCommand(sys, agentArgs!, values.json, io),
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
-  const run = commands[command];
-  if (!run && command !== 'start') {
+  if (!commands[command] && command !== 'start') {
     const names = ['start', ...Object.keys(commands)];
     io.err(`armature: unknown command ${quote(command)}${didYouMean(command, names)}\ncommands: ${names.join(', ')}\n${HELP_LINE}`);
     return 2;
@@ -151,8 +154,20 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`armature: ${e.message}`);
     return 2;
   }
-  const snapshot = values['no-snapshot'] ? 'off' : 'persist';
-  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe);
+  const snapshot: 'off' | 'persist' = values['no-snapshot'] ? 'off' : 'persist';
+  /** `armature start`, viewing `sys` (booted here), or with the page booting its own when there is none. */
+  const start = async (sys?: ArmatureSystem) => {
+    const options = { persona: values.persona, dataDir: values.data, port: values.port, host: values.host, allowRemote: values['allow-remote'], snapshot, safe: values.safe, mcpServers };
+    try {
+      return await runStartCommand({ ...options, inBrowser: !sys, boot: async () => sys! }, io);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      io.err(`armature: ${e.message}`);
+      return 2;
+    }
+  };
+  if (command === 'start' && (values['in-browser'] || !PAGE_VIEWS_ATTACHED)) return start();
+  const run = command === 'start' ? start : commands[command]!;
   if (command === 'agent') {
     try {
       agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], json: values.json });
@@ -204,50 +219,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   } finally {
     await sys.dispose();
   }
-}
-
-/**
- * Serves the dashboard until the process is stopped. From a checkout it is built from the sources
- * first; an installed package serves the prebuilt one it ships, writing nothing inside it.
- */
-async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers, safe = false): Promise<number> {
-  const { startServer } = await import('../server/serve.ts');
-  const { projectRoot } = await import('../platform/node.ts');
-  const port = portArg === undefined ? undefined : Number(portArg);
-  if (portArg !== undefined && (!/^\d+$/.test(portArg) || port! > 65535)) {
-    io.err(`armature: --port takes a whole number from 0 to 65535, got ${JSON.stringify(portArg)}`);
-    return 2;
-  }
-  const outDir = fileURLToPath(dashboardDir);
-  if (fromSources) {
-    io.out('Building the dashboard with esbuild…');
-    const { buildDashboard } = await import('../server/build-dashboard.ts');
-    const build = await buildDashboard({ root: projectRoot, outDir });
-    io.out(`Built ${(build.bytes / 1024).toFixed(0)} KB in ${build.ms.toFixed(0)} ms.`);
-  }
-  let server;
-  try {
-    server = await startServer({ root: projectRoot, outDir, port, mcpServers });
-  } catch (e) {
-    io.err(`armature: ${describeError(e)}`);
-    return 1;
-  }
-  const query = new URLSearchParams();
-  if (persona !== 'default') query.set('persona', persona);
-  if (snapshot === 'off') query.set('snapshot', 'off');
-  if (safe) query.set('safe', '');
-  // Last, so that whoever copies the URL by hand copies the query before it.
-  query.set('token', server.token);
-  const url = `${server.origin}/?${query}`;
-  io.out(`Armature dashboard: ${url}`);
-  io.out('Open it in Chromium or Chrome; press Ctrl+C to stop.');
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await server.close();
-  return 0;
 }
 
 /** `armature run`: execute_python through the ToolRunner, streaming output as it arrives. */

@@ -78,6 +78,8 @@ test('an option given to a command it does not apply to is refused, not ignored'
     [['boot', '--port', '9000'], '--port applies to start and mcp --http, not to boot'],
     [['tools', '--http'], '--http applies to mcp, not to tools'],
     [['boot', '--format', 'openai'], '--format applies to tools, not to boot'],
+    [['boot', '--in-browser'], '--in-browser applies to start, not to boot'],
+    [['call', 'read_file', '{}', '--host', '0.0.0.0'], '--host applies to start and mcp --http, not to call'],
   ] as const) {
     const r = cli(...args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
@@ -179,4 +181,13 @@ test('a reader that stops early (armature run ... | head -1) ends the output qui
   const exit = await new Promise<number | null>((resolve) => child.on('close', resolve));
   assert.doesNotMatch(err, /EPIPE|\n\s+at /, 'no stack trace');
   assert.equal(exit, 0, err);
+});
+
+test('start listens on loopback unless told: another host needs --allow-remote, which needs --host', () => {
+  const remote = cli('start', '--host', '0.0.0.0', '--port', '0');
+  assert.equal(remote.code, 2);
+  assert.match(remote.err, /^armature: --host 0\.0\.0\.0 is not a loopback address: .* add --allow-remote to mean it/);
+  const alone = cli('start', '--allow-remote');
+  assert.equal(alone.code, 2);
+  assert.match(alone.err, /--allow-remote goes with --host H/);
 });

@@ -14,6 +14,8 @@ export const NODE_ONLY: readonly RegExp[] = [
   /^src\/(cli|server|mcp)\//,
   // A process's journal on its data folder (boot() imports it only when the platform has a data folder).
   /^src\/kernel\/journal\//,
+  // OpenTelemetry's export (boot() imports it only in Node with an OTLP endpoint set).
+  /^src\/kernel\/telemetry\/(otel|span-mask)\.ts$/,
   /^src\/platform\/(node|node-[a-z-]+|directory-store|linux-proc)\.ts$/,
   /^src\/sandbox\/(node-[a-z-]+|confined-child|frames)\.ts$/,
   /^upgrades\/pyodide-runtime\/process\//,

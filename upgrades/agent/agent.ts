@@ -15,8 +15,9 @@ import {
   type ToolMode,
   type TranscriptEntry,
 } from '../../src/contracts/agent-contract.ts';
+import { agentTracing } from '../../src/kernel/telemetry/agent-tracing.ts';
 import { KEY_VARIABLES, redactDeep, type KeySource } from './keys.ts';
-import type { ToolCallOutcome, ToolCallRequest, TurnOutcome } from './loop.ts';
+import type { ToolCallOutcome, ToolCallRequest, TurnOptions, TurnOutcome } from './loop.ts';
 import { toModelMessages } from './messages.ts';
 import { describeModelError } from './model-errors.ts';
 import { observedFetch } from './model-fetch.ts';
@@ -165,6 +166,7 @@ export function createAgent(options: AgentOptions): AgentApi {
       onAssistant: (s, a) => record({ type: 'assistant', at: Date.now(), step: s, text: a.text, message: a.message, finishReason: a.finishReason, usage: a.usage }),
       onStepFinished: (s, f) => emit('agent:step-finished', { runId, step: s, finishReason: f.finishReason, usage: f.usage, toolCalls: f.toolCalls }),
       describeError: (e) => describeModelError(e, { model: ref, keyStorage: where, secrets }),
+      ...(agentTracing() ? { telemetry: agentTracing()!.modelTelemetry as TurnOptions['telemetry'] } : {}),
       executeTool: async (call: ToolCallRequest): Promise<ToolCallOutcome> => {
         // The run id, step and model's id make the call id unique even when a model repeats its ids.
         const callId = `${runId}/${call.step}/${call.toolCallId}`;
@@ -232,8 +234,11 @@ export function createAgent(options: AgentOptions): AgentApi {
       const toolCalls: RunToolCall[] = [];
       const messages: unknown[] = [];
       let outcome: TurnOutcome;
+      const runTurnNow = () => turn({ runId, opts, persona, toolMode, maxSteps, model, history: [...prior, started], firstStep, secrets, emit, record, toolCalls, messages });
+      // With OpenTelemetry configured, the turn runs inside the run's span: model and tool calls nest under it.
+      const tracing = agentTracing();
       try {
-        outcome = await turn({ runId, opts, persona, toolMode, maxSteps, model, history: [...prior, started], firstStep, secrets, emit, record, toolCalls, messages });
+        outcome = await (tracing ? tracing.run({ runId, persona: persona.id, ...(modelRef ? { model: modelRef } : {}), continued }, runTurnNow) : runTurnNow());
       } catch (e) {
         const error: RunError = redactDeep({ ...toErrorInfo(e), ...((e as ArmatureError).hint ? { hint: (e as ArmatureError).hint } : {}) }, secrets);
         outcome = { reason: controller.signal.aborted ? 'aborted' : 'error', steps: 0, usage: ZERO, error };

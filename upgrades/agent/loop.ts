@@ -1,4 +1,4 @@
-import { jsonSchema, streamText, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { jsonSchema, streamText, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type TelemetrySettings, type ToolSet } from 'ai';
 import { MAX_NAME_LENGTH, shortName } from '../../src/kernel/bounded.ts';
 import type { AgentStopReason, AgentUsage, RunError } from '../../src/contracts/agent-contract.ts';
 import { toolResultPart } from './messages.ts';
@@ -49,6 +49,8 @@ export interface TurnOptions {
   onStepFinished(step: number, info: { finishReason: string; usage: AgentUsage; toolCalls: number }): void;
   /** Turns what a model request threw into a readable error. */
   describeError(error: unknown): RunError;
+  /** The AI SDK's own telemetry for the model calls (OpenTelemetry, when configured). Default: off. */
+  telemetry?: TelemetrySettings;
 }
 
 /** How a turn ended. */
@@ -101,7 +103,16 @@ export async function runTurn(o: TurnOptions): Promise<TurnOutcome> {
     let stepUsage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
     // onError: errors arrive as stream parts and are reported once, readable and redacted; the
     // library's default would print the raw error (which may echo a key) to the console.
-    const result = streamText({ model: o.model, system: o.system, messages: o.messages, tools, maxRetries: o.maxRetries, abortSignal: o.signal, onError: () => {} });
+    const result = streamText({
+      model: o.model,
+      system: o.system,
+      messages: o.messages,
+      tools,
+      maxRetries: o.maxRetries,
+      abortSignal: o.signal,
+      onError: () => {},
+      ...(o.telemetry ? { experimental_telemetry: o.telemetry } : {}),
+    });
     try {
       for await (const part of result.fullStream) {
         if (part.type === 'text-delta') {

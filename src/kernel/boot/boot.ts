@@ -100,6 +100,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
           host: { tools: () => host?.tools, resolve: (id) => (host ? host.resolve(id) : Promise.reject(new Error('the system is still booting'))) },
         })
       : undefined;
+  const telemetry = await startTelemetryIfConfigured(platform, bus, persona.id);
   const root = new Container();
   const loaded = await loadPersona({
     manifests,
@@ -121,8 +122,17 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     durationMs: performance.now() - t0,
   });
   let disposed: Promise<void> | undefined;
-  // The journal closes last: the modules' disposal is in it, then the process's end.
-  const dispose = () => (disposed ??= root.dispose().finally(() => journal?.dispose()));
+  // The journal closes last: the modules' disposal is in it, then the process's end; the
+  // telemetry sends what is left.
+  const end = async () => {
+    journal?.dispose();
+    await telemetry?.dispose().catch(() => undefined);
+  };
+  const dispose = () =>
+    (disposed ??= root.dispose().then(end, async (e: unknown) => {
+      await end();
+      throw e;
+    }));
   return {
     persona,
     safe,
@@ -136,6 +146,22 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     dispose,
     [Symbol.asyncDispose]: dispose,
   };
+}
+
+/**
+ * Node, with `OTEL_EXPORTER_OTLP_ENDPOINT` set: spans of agent runs, model calls, tool calls and
+ * Python runs go to it (`src/kernel/telemetry/otel.ts`). When the OpenTelemetry packages are
+ * missing the boot goes on without them, saying which to install.
+ */
+async function startTelemetryIfConfigured(platform: Platform, bus: EventBus, persona: string) {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  if (platform.kind !== 'node' || !env || !(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) return undefined;
+  try {
+    return await (await import('../telemetry/otel.ts')).startTelemetry({ bus, persona, env });
+  } catch (e) {
+    console.warn(`armature: ${(e as Error).message}${(e as ArmatureError).hint ? `\n${(e as ArmatureError).hint}` : ''}`);
+    return undefined;
+  }
 }
 
 function unavailableRunner(persona: Persona, reports: ModuleReport[]): ToolRunnerApi {

@@ -11,6 +11,7 @@ export type { EventBus, EventBusOptions, EventHandler, EventRecord, EventScope, 
 export type { ArmatureEvents, ArmatureEventType, ToolCaller } from './kernel/events.ts';
 export type { PythonLoadStage, PythonStatus } from './contracts/python-events.ts';
 export type { AgentModelRef, AgentStopReason, AgentUsage } from './contracts/agent-contract.ts';
+export type { ProcessCommand, ProcessEndReason, ProcessInfo } from './contracts/process-contract.ts';
 export {
   ArmatureError,
   ContainerDisposedError,

@@ -18,6 +18,8 @@ import type { Disposable } from '../kernel/lifecycle.ts';
 import { sendControl } from '../kernel/journal/control.ts';
 import { watchProcesses, type ProcessesWatcher } from '../kernel/journal/processes-watcher.ts';
 import type { ToolResult } from '../kernel/tool-contract.ts';
+// The process:* events it emits are declared there.
+import type {} from '../contracts/process-contract.ts';
 import { EventFeed } from './event-feed.ts';
 import { serveEventStream } from './event-stream.ts';
 

@@ -37,9 +37,10 @@ export interface BuildOptions {
 
 /**
  * What a browser bundle of Armature leaves out: Node-only adapters are imported dynamically behind
- * an environment check and never run there; so is the MCP stdio transport, which spawns processes.
+ * an environment check and never run there; so is the MCP stdio transport, which spawns processes,
+ * and OpenTelemetry's export (Node only, and only with an OTLP endpoint set).
  */
-export const BROWSER_EXTERNALS = ['node:*', '@modelcontextprotocol/sdk/client/stdio.js'];
+export const BROWSER_EXTERNALS = ['node:*', '@modelcontextprotocol/sdk/client/stdio.js', '@opentelemetry/*'];
 
 /**
  * Bundles the dashboard page (`src/dashboard/main.ts`), the Pyodide worker and the confined

@@ -57,29 +57,31 @@ export function telemetryConfigured(env: Readonly<Record<string, string | undefi
   return !!(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT) && env.OTEL_SDK_DISABLED !== 'true';
 }
 
-/** Imports one of the packages (`importer`); a missing one is an error naming what to install. */
-export async function loadOtelPackage<T>(name: keyof typeof OTEL_PACKAGES, importer: () => Promise<T>): Promise<T> {
-  try {
-    return await importer();
-  } catch (e) {
+/**
+ * The rejection handler of an import of one of the packages: "not installed" becomes an error
+ * naming the packages and the command that installs them. The `.catch` sits on the `import()`
+ * itself so that bundlers leave a package that is not installed to fail at run time, here.
+ */
+export function otelMissing(name: keyof typeof OTEL_PACKAGES): (error: unknown) => never {
+  return (e) => {
     const code = (e as { code?: string }).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw e;
     throw new ArmatureError('PEER_MISSING', `[telemetry] OTEL_EXPORTER_OTLP_ENDPOINT is set, but ${name} is not installed: ${OTEL_INSTALL}`, {
       hint: 'The OpenTelemetry packages are optional peer dependencies of armature: install them beside it, or unset OTEL_EXPORTER_OTLP_ENDPOINT.',
       cause: e,
     });
-  }
+  };
 }
 
 /** Starts exporting spans when an endpoint is configured; resolves to undefined when none is. */
 export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry | undefined> {
   const env = options.env ?? process.env;
   if (!telemetryConfigured(env)) return undefined;
-  const api = await loadOtelPackage('@opentelemetry/api', () => import('@opentelemetry/api'));
-  const sdk = await loadOtelPackage('@opentelemetry/sdk-trace-base', () => import('@opentelemetry/sdk-trace-base'));
-  const otlp = await loadOtelPackage('@opentelemetry/exporter-trace-otlp-http', () => import('@opentelemetry/exporter-trace-otlp-http'));
-  const resources = await loadOtelPackage('@opentelemetry/resources', () => import('@opentelemetry/resources'));
-  const hooks = await loadOtelPackage('@opentelemetry/context-async-hooks', () => import('@opentelemetry/context-async-hooks'));
+  const api = await import('@opentelemetry/api').catch(otelMissing('@opentelemetry/api'));
+  const sdk = await import('@opentelemetry/sdk-trace-base').catch(otelMissing('@opentelemetry/sdk-trace-base'));
+  const otlp = await import('@opentelemetry/exporter-trace-otlp-http').catch(otelMissing('@opentelemetry/exporter-trace-otlp-http'));
+  const resources = await import('@opentelemetry/resources').catch(otelMissing('@opentelemetry/resources'));
+  const hooks = await import('@opentelemetry/context-async-hooks').catch(otelMissing('@opentelemetry/context-async-hooks'));
 
   const url = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || `${env.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`;
   const exporter = maskingExporter(new otlp.OTLPTraceExporter({ url }), attributeMasker(env));

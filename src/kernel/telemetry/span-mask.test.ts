@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { attributeMasker, maskKeys } from './span-mask.ts';
-import { loadOtelPackage, OTEL_INSTALL, telemetryConfigured } from './otel.ts';
+import { otelMissing, OTEL_INSTALL, telemetryConfigured } from './otel.ts';
 
 test('secret-looking keys are masked at any depth, in JSON text too; token counts and ordinary values stay', () => {
   const mask = attributeMasker({ OPENAI_API_KEY: 'sk-env-secret-123456789', HOME: '/home/me' });
@@ -20,7 +20,7 @@ test('the OpenTelemetry packages load only with an endpoint; one that is missing
   assert.equal(telemetryConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }), true);
   assert.equal(telemetryConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }), false);
   const missing = '@opentelemetry/not-installed-here';
-  await assert.rejects(loadOtelPackage('@opentelemetry/exporter-trace-otlp-http', () => import(missing)), (e: Error & { code?: string }) => {
+  await assert.rejects(import(missing).catch(otelMissing('@opentelemetry/exporter-trace-otlp-http')), (e: Error & { code?: string }) => {
     assert.equal(e.code, 'PEER_MISSING');
     assert.match(e.message, /OTEL_EXPORTER_OTLP_ENDPOINT is set, but @opentelemetry\/exporter-trace-otlp-http is not installed: npm install @opentelemetry\/api@\^1\.9\.0 /);
     return true;

@@ -14,6 +14,9 @@ import { isPresence, PRESENCE_FILE, processesDir, type JournalRecord, type Prese
 import { ProcessTail } from './process-tail.ts';
 import { pidAlive } from './prune.ts';
 
+/** Ended processes a watcher keeps listing (the newest). */
+export const MAX_ENDED_REMEMBERED = 200;
+
 /** A journal record and the process it came from. */
 export interface ProcessRecord extends JournalRecord {
   process: string;
@@ -107,6 +110,19 @@ export function watchProcesses(options: ProcessesWatcherOptions): ProcessesWatch
     k.watcher = undefined;
     k.info = { ...k.info, endedAt: k.presence.endedAt ?? Date.now() };
     options.onEnded(k.info, reason);
+    forgetOldEnded();
+  };
+
+  /** A dashboard open for weeks sees thousands of short commands end: it remembers the newest ones. */
+  const forgetOldEnded = () => {
+    const ended = [...known.values()].filter((x) => !x.live);
+    if (ended.length <= MAX_ENDED_REMEMBERED) return;
+    ended.sort((a, b) => (a.info.endedAt ?? 0) - (b.info.endedAt ?? 0));
+    for (const x of ended.slice(0, ended.length - MAX_ENDED_REMEMBERED)) {
+      known.delete(x.info.id);
+      // Its folder is not found again as new: it is skipped from now on.
+      skip.add(x.info.id);
+    }
   };
 
   const follow = (k: Known) => {

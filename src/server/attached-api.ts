@@ -6,7 +6,7 @@
  *   history, lastEventId }` — what a view needs to render at once.
  * - `GET  /__armature/api/events`: Server-Sent Events, each `data` one event record (with `process`
  *   when another process's), resumed after `Last-Event-ID` (or `?after=` the state's `lastEventId`).
- * - `POST /__armature/api/call`: `{ name, args?, session?, timeoutMs? }` -> the ToolResult, called as
+ * - `POST /__armature/api/call`: `{ name, args?, session?, timeoutMs?, callId? }` -> the ToolResult, called as
  *   the person at the page (caller `ui`). `stop_run` with `args.process` naming another process is
  *   relayed to it through its control folder.
  *
@@ -139,13 +139,13 @@ export class AttachedApi implements Disposable {
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
       return json(res, 415, failure('BAD_REQUEST', `a call is a JSON body (Content-Type: application/json), got ${JSON.stringify(req.headers['content-type'] ?? '')}`));
     }
-    let body: { name?: unknown; args?: unknown; session?: unknown; timeoutMs?: unknown };
+    let body: { name?: unknown; args?: unknown; session?: unknown; timeoutMs?: unknown; callId?: unknown };
     try {
       body = JSON.parse(await readBody(req));
     } catch (e) {
       return json(res, 400, failure('BAD_REQUEST', `the call is not valid JSON: ${(e as Error).message}`));
     }
-    const { name, args = {}, session, timeoutMs } = body ?? {};
+    const { name, args = {}, session, timeoutMs, callId } = body ?? {};
     if (typeof name !== 'string' || !name) return json(res, 400, failure('BAD_REQUEST', `a call needs "name", the tool to call, got ${JSON.stringify(name)}`));
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return json(res, 400, failure('BAD_REQUEST', `"args" must be an object, got ${JSON.stringify(args)}`));
     const target = (args as { process?: unknown }).process;
@@ -157,6 +157,8 @@ export class AttachedApi implements Disposable {
       caller: 'ui',
       ...(typeof session === 'string' && session ? { session } : {}),
       ...(typeof timeoutMs === 'number' ? { timeoutMs } : {}),
+      // The page names the call when it follows its own output (a console's execute_python run).
+      ...(typeof callId === 'string' && callId ? { callId } : {}),
     });
     json(res, 200, result);
   }

@@ -12,7 +12,8 @@ import type { ToolDeclaration } from '../kernel/manifest-schemas.ts';
 import type { ToolResult } from '../kernel/tool-contract.ts';
 import type { ProcessInfo } from '../contracts/process-contract.ts';
 import { RemoteEvents } from './remote-events.ts';
-import type { SystemView } from './system-view.ts';
+import type { PageEventType, SystemView, ViewCallOptions } from './system-view.ts';
+import type { ArmatureEvents } from '../kernel/events.ts';
 
 /** Options of {@link remoteView}. */
 export interface RemoteViewOptions {
@@ -155,13 +156,17 @@ export async function remoteView(options: RemoteViewOptions): Promise<RemoteSyst
     status: <T>(id: string) => statuses.get(id) as T | undefined,
     tools: () => tools,
     processes: () => [...processes.values()].sort((a, b) => a.startedAt - b.startedAt),
-    async callTool<T>(name: string, args: Record<string, unknown> = {}, o: { session?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ToolResult<T>> {
+    emitLocal<K extends PageEventType>(type: K, payload: ArmatureEvents[K]) {
+      // About the page itself: its own listeners hear it, the server never does.
+      events.deliver({ type, payload, at: Date.now(), seq: 0 } as AnyEventRecord);
+    },
+    async callTool<T>(name: string, args: Record<string, unknown> = {}, o: ViewCallOptions = {}): Promise<ToolResult<T>> {
       const t0 = performance.now();
       try {
         const res = await fetchImpl(api('call'), {
           method: 'POST',
           headers: { ...auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ name, args, ...(o.session ? { session: o.session } : {}), ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) }),
+          body: JSON.stringify({ name, args, ...(o.session ? { session: o.session } : {}), ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}), ...(o.callId ? { callId: o.callId } : {}) }),
           credentials: 'same-origin',
           ...(o.signal ? { signal: o.signal } : {}),
         });

@@ -65,6 +65,17 @@ test('a call runs as the person at the page, and its events stream back live', a
   await until('the written event', () => seen.some((r) => r.type === 'workspace:written' && (r.payload as { path: string }).path === 'notes/from-view.txt'));
   const started = seen.find((r) => r.type === 'tool:started' && (r.payload as { name: string }).name === 'write_file');
   assert.equal((started?.payload as { caller: string } | undefined)?.caller, 'ui');
+  const named = await view.callTool('list_files', {}, { callId: 'from-the-view-1' });
+  assert.equal(named.ok, true);
+  await until('the named call', () => seen.some((r) => r.type === 'tool:finished' && (r.payload as { callId: string }).callId === 'from-the-view-1'));
+  // Events about the page stay in the page.
+  const onServer: string[] = [];
+  const sub = sys.bus.on('widget:action', (e) => void onServer.push(e.action));
+  view.emitLocal('widget:action', { module: 'Workspace', action: 'refresh' });
+  assert.ok(seen.some((r) => r.type === 'widget:action' && (r.payload as { action: string }).action === 'refresh'));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(onServer, []);
+  sub.dispose();
   const bad = await view.callTool('write_file', { path: '../outside', content: 'x' });
   assert.equal(!bad.ok && bad.error.code, 'INVALID_PATH');
   const unknown = await view.callTool('no_such_tool', {});

@@ -50,7 +50,7 @@ test('processes started before and after the watcher appear with their events; k
   try {
     assert.deepEqual(started.map((p) => [p.id, p.command, p.persona]), [[early.id, 'agent', 'reader']]);
     // Its boot is in the history: the journal started before the upgrades loaded.
-    assert.ok(records.some((r) => r.process === early.id && r.type === 'system:booted'), 'the early process\'s boot is replayed');
+    await until('the early process\'s boot, replayed', () => records.some((r) => r.process === early.id && r.type === 'system:booted'));
     const late = await start(dataDir, 'mcp');
     const frozen = await start(dataDir, 'library');
     await until('the late processes', () => started.length === 3);
@@ -82,4 +82,26 @@ test('processes started before and after the watcher appear with their events; k
   } finally {
     watcher.dispose();
   }
+});
+
+test('a process that exits without disposing (process.exit) still writes what was pending and says it exited', async () => {
+  const dataDir = tempDir('process-journal-exit');
+  const c = spawn(process.execPath, ['--import', hooks, child, dataDir, 'exit-at-once'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(c);
+  const id = await new Promise<string>((resolve) => {
+    let out = '';
+    c.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const m = /ready (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+  });
+  assert.equal(await new Promise((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', r))), 3);
+  const records: ProcessRecord[] = [];
+  const ended: string[] = [];
+  const watcher = watchProcesses({ dataDir, onRecord: (r) => records.push(r), onStarted: () => undefined, onEnded: (_p, reason) => ended.push(reason) });
+  watcher.dispose();
+  assert.deepEqual(ended, ['exited']);
+  assert.equal(records.filter((r) => r.process === id).at(-1)?.type, 'python:stdout');
+  assert.equal((records.filter((r) => r.process === id).at(-1)?.payload as { chunk: string }).chunk, 'the last words\n');
 });

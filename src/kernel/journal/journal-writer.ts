@@ -87,7 +87,6 @@ class JournalWriter implements ProcessJournal {
   private readonly subscription: Disposable;
   private readonly heartbeat: ReturnType<typeof setInterval>;
   private readonly control: ControlWatcher | undefined;
-  private readonly onExit = () => this.end();
 
   constructor(options: JournalOptions) {
     const startedAt = Date.now();
@@ -110,7 +109,7 @@ class JournalWriter implements ProcessJournal {
     this.heartbeat = setInterval(() => this.beat(), beat);
     this.heartbeat.unref();
     this.control = options.control ? new ControlWatcher(this.folder, options.control, beat) : undefined;
-    process.on('exit', this.onExit);
+    endAtExit(this);
   }
 
   flush(): void {
@@ -170,14 +169,14 @@ class JournalWriter implements ProcessJournal {
   }
 
   /** Writes what is left and says the process ended; safe to call twice, and from `exit`. */
-  private end(): void {
+  end(): void {
     if (this.closed) return;
     this.flush();
     this.closed = true;
     this.subscription.dispose();
     clearInterval(this.heartbeat);
     this.control?.dispose();
-    process.off('exit', this.onExit);
+    open.delete(this);
     try {
       if (this.fd >= 0) closeSync(this.fd);
       this.fd = -1;
@@ -186,6 +185,20 @@ class JournalWriter implements ProcessJournal {
       // Gone already: a reader then sees the pid gone and calls it crashed, which is close enough.
     }
   }
+}
+
+/** The journals open in this process: an exit (even without dispose) ends each, writing what is pending. */
+const open = new Set<{ end(): void }>();
+let hooked = false;
+
+function endAtExit(journal: { end(): void }): void {
+  open.add(journal);
+  if (hooked) return;
+  hooked = true;
+  // One listener for all of them: a process that boots many systems adds no listener per boot.
+  process.on('exit', () => {
+    for (const j of [...open]) j.end();
+  });
 }
 
 /** The heartbeat (mtime of `process.json`) of a process folder, or undefined when it is gone. */

@@ -103,5 +103,5 @@ test('a process that exits without disposing (process.exit) still writes what wa
   watcher.dispose();
   assert.deepEqual(ended, ['exited']);
   assert.equal(records.filter((r) => r.process === id).at(-1)?.type, 'python:stdout');
-  assert.equal((records.filter((r) => r.process === id).at(-1)?.payload as { chunk: string }).chunk, 'the last words\n');
+  assert.equal((records.filter((r) => r.process === id).at(-1)?.payload as { chunk: string } | undefined)?.chunk, 'the last words\n');
 });

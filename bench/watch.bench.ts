@@ -14,11 +14,12 @@ import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import puppeteer from 'puppeteer-core';
 import { createEventBus } from '../src/kernel/event-bus.ts';
+import { openJournal } from '../src/kernel/journal/journal-writer.ts';
 import { startServer } from '../src/server/serve.ts';
 import { remoteView } from '../src/view/remote-view.ts';
 import type { ArmatureSystem } from '../src/kernel/boot/boot.ts';
 import { chromeArgs } from './browser/run-page.ts';
-import { percentile, type BenchRow } from './types.ts';
+import { medianRow, percentile, type BenchRow } from './types.ts';
 
 const suite = 'watch';
 const hooks = fileURLToPath(new URL('../src/platform/source-hooks.mjs', import.meta.url));
@@ -37,7 +38,35 @@ function standIn(dataDir: string): ArmatureSystem {
   } as unknown as ArmatureSystem;
 }
 
+/** What the journal costs the process that keeps it: µs per emitted tool:finished event, with and without it (median of 5 rounds of 20,000). */
+async function emitCost(dataDir: string): Promise<BenchRow[]> {
+  const rounds = (journal: boolean) => {
+    const out: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const bus = createEventBus();
+      const j = journal ? openJournal({ dataDir, persona: 'bench', bus, env: process.env }) : undefined;
+      const n = 20_000;
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) bus.emit('tool:finished', { callId: `c${i}`, name: 'read_file', caller: 'agent', ok: true, durationMs: 0.2 });
+      j?.flush();
+      out.push(((performance.now() - t0) * 1000) / n);
+      j?.dispose();
+    }
+    return out;
+  };
+  rounds(true);
+  const without = rounds(false);
+  const withJournal = rounds(true);
+  return [
+    medianRow(suite, 'bus emit, no journal (µs per event, median of 5 x 20,000)', without, 'µs'),
+    medianRow(suite, 'bus emit with this process\'s journal: serialize, mask, batch, write (µs per event, median of 5 x 20,000)', withJournal, 'µs'),
+  ];
+}
+
 export async function run(): Promise<BenchRow[]> {
+  // First, and apart: what the journal costs the process that keeps it.
+  const emitDir = mkdtempSync(join(tmpdir(), 'armature-watch-bench-emit-'));
+  const emitRows = await emitCost(emitDir).finally(() => rmSync(emitDir, { recursive: true, force: true }));
   const dataDir = mkdtempSync(join(tmpdir(), 'armature-watch-bench-'));
   const outDir = mkdtempSync(join(tmpdir(), 'armature-watch-bench-dist-'));
   await esbuild.build({ entryPoints: { page: fileURLToPath(new URL('./browser/watch-page.ts', import.meta.url)) }, outdir: outDir, bundle: true, format: 'esm', platform: 'browser', target: 'es2022', logLevel: 'warning' });
@@ -93,6 +122,7 @@ export async function run(): Promise<BenchRow[]> {
     const over100 = gaps.filter((g) => g > 100).length;
     const longest = Math.max(0, ...gaps);
     return [
+      ...emitRows,
       { suite, name: `other process's bus -> page (Chromium, remote view): latency p50 of ${n}`, value: percentile(latencies, 50), unit: 'ms', range: [Math.min(...latencies), Math.max(...latencies)], target: '<= 50 ms', pass: percentile(latencies, 50) <= 50 },
       { suite, name: `other process's bus -> page (Chromium, remote view): latency p99 of ${n}`, value: percentile(latencies, 99), unit: 'ms' },
       { suite, name: `other process's bus -> Node client of the same wire: latency p50 of ${n}`, value: percentile(nodeLatencies, 50), unit: 'ms', range: [Math.min(...nodeLatencies), Math.max(...nodeLatencies)] },

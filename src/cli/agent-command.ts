@@ -1,8 +1,9 @@
-import { quote } from '../kernel/bounded.ts';
+import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import type { AgentModelRef } from '../kernel/events.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
 import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
+import { changeOutcomeOf } from '../kernel/change-answer.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 
 /** What `armature agent` needs from the CLI around it. */
@@ -67,11 +68,25 @@ export function parseAgentArgs(rest: readonly string[], o: AgentCommandOptions):
   return { goal: rest[0]!, ...(Object.keys(model).length ? { model } : {}), ...(maxSteps === undefined ? {} : { maxSteps }) };
 }
 
-const short = (v: unknown, n = 100) => {
-  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
-  const one = s.replace(/\s+/g, ' ');
-  return one.length > n ? `${one.slice(0, n)}…` : one;
-};
+/** Untrusted text (a model's arguments, a tool's report) on one terminal line, control characters dropped. */
+const short = (v: unknown, n = 100) => oneLine(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), n + 1).replace(/\s+/g, ' ');
+
+/**
+ * The line a finished tool call gets: `✓` when it did what it was asked, `✖` with the error when
+ * it failed — and when its answer is a change (`create_tool`, `update_upgrade`, ...), what became
+ * of that change: a call that ran but whose change its gate rejected is no success.
+ */
+export function toolFinishedLine(p: { name: string; ok: boolean; durationMs: number; result: unknown }): string {
+  const ms = `(${p.durationMs.toFixed(0)} ms)`;
+  if (!p.ok) {
+    const r = p.result as { error?: { code?: string; type?: string; message?: string } } | undefined;
+    return `  ✖ ${p.name} ${r?.error?.code ?? r?.error?.type}: ${short(r?.error?.message, 160)} ${ms}`;
+  }
+  const change = changeOutcomeOf(p.result);
+  if (change?.status === 'rejected') return `  ✖ ${p.name} rejected (change ${change.change}): ${short(change.report ?? 'its gate refused it', 160)} ${ms}`;
+  if (change?.status === 'pending') return `  ◌ ${p.name} pending: change ${change.change} waits for a person (armature approve ${change.change}) ${ms}`;
+  return `  ✓ ${p.name} ${change ? `${change.status} (change ${change.change})` : 'ok'} ${ms}`;
+}
 
 /**
  * `armature agent`: runs the goal, streaming the assistant's text to stdout and one line per tool
@@ -107,12 +122,7 @@ export async function runAgentCommand(sys: ArmatureSystem, args: { goal: string;
     );
     subs.push(sys.bus.on('python:stdout', (p) => pythonRuns.has(p.runId) && line(p.chunk.replace(/\n$/, '').replace(/^/gm, '    │ '))));
     subs.push(sys.bus.on('python:stderr', (p) => pythonRuns.has(p.runId) && line(p.chunk.replace(/\n$/, '').replace(/^/gm, '    │ [stderr] '))));
-    subs.push(
-      sys.bus.on('agent:tool-finished', (p) => {
-        const r = p.result as { error?: { code?: string; type?: string; message?: string } };
-        line(`  ${p.ok ? '✓' : '✖'} ${p.name} ${p.ok ? 'ok' : `${r.error?.code ?? r.error?.type}: ${short(r.error?.message, 160)}`} (${p.durationMs.toFixed(0)} ms)`);
-      }),
-    );
+    subs.push(sys.bus.on('agent:tool-finished', (p) => line(toolFinishedLine(p))));
     let pythonStarting = false;
     const starting = () => {
       if (pythonStarting) return;

@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { boot, type ArmatureSystem } from '../kernel/boot.ts';
-import { clip, quote, shortName } from '../kernel/bounded.ts';
+import { clip, oneLine, quote, shortName } from '../kernel/bounded.ts';
+import { changeOutcomeOf } from '../kernel/change-answer.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import type { ModuleReport } from '../kernel/loader.ts';
@@ -58,9 +59,9 @@ ${AGENT_OPTIONS_USAGE}
   --json         machine-readable output
   -h, --help     this help
 
-Exit codes: 0 on success; 1 when a tool call returns ok: false, a module failed, or the agent
-stopped without an answer (model/provider error, --max-steps); 2 on bad usage, or a persona
-without the upgrade the command needs.`;
+Exit codes: 0 on success; 1 when a tool call returns ok: false or a change that was rejected, a
+module failed, or the agent stopped without an answer (model/provider error, --max-steps); 2 on
+bad usage, or a persona without the upgrade the command needs.`;
 
 /** The command line's options (every command's: `option-scope.ts` refuses those given to the wrong one). */
 const OPTIONS = {
@@ -389,7 +390,10 @@ async function callTool(sys: ArmatureSystem, rest: string[], io: CliIo): Promise
   }
   const result = await sys.tools.executeTool(name, args, { caller: 'cli' });
   io.out(JSON.stringify(result, null, 2));
-  return result.ok ? 0 : 1;
+  // The tool ran, but the change it proposed did not come into force: no success for a script either.
+  const change = changeOutcomeOf(result);
+  if (change?.status === 'rejected') io.err(`armature: change ${change.change} was rejected${change.report ? `: ${oneLine(change.report, 400)}` : ''}`);
+  return change?.status === 'rejected' || !result.ok ? 1 : 0;
 }
 
 function table(head: string[], rows: string[][]): string {

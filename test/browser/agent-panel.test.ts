@@ -104,6 +104,11 @@ describe('the agent panel', () => {
     const toolMsg = requests[1]!.body.messages.find((m) => m.role === 'tool')!;
     expect(JSON.parse(String(toolMsg.content))).to.deep.equal({ ok: true, value: { value: 50, stdout: SUM_STDOUT, stderr: '', executionTime: (JSON.parse(String(toolMsg.content)) as { value: { executionTime: number } }).value.executionTime } });
 
+    // The run's Python ran in a session runtime of the pool: the runtime's card counts it.
+    const runtimeCard = dash.shadowRoot!.querySelector('pyodide-runtime-widget')!;
+    const runs = () => shadow(runtimeCard)?.querySelector('.secondary')?.textContent ?? '';
+    await until(() => `the session run on the runtime card, which says ${runs()}`, () => runs().startsWith('1 run (1 in sessions)'), 60_000);
+
     const ws = dash.shadowRoot!.querySelector('workspace-widget')!;
     await until('the result file in the workspace widget', () => textOf(ws).includes(RESULT_FILE.path), 60_000);
     const file = await sys.tools.executeTool<{ content: string }>('read_file', { path: RESULT_FILE.path });

@@ -39,6 +39,8 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
   declare version: number;
   /** A run the agent refused before it started (e.g. a follow-up of a run that is gone). */
   declare refused: RunError | undefined;
+  /** When the last agent event this widget heard happened. */
+  private lastActivity: number | undefined;
 
   private readonly events = new BusController(this, () => this.bus, [...VIEW_EVENTS, 'agent:settings-changed'], (r) => this.onEvent(r as EventRecord));
 
@@ -67,6 +69,7 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
 
   private onEvent(r: EventRecord): void {
     if (r.type === 'agent:settings-changed') return;
+    if (r.type.startsWith('agent:')) this.lastActivity = Math.max(this.lastActivity ?? 0, r.at);
     if (r.type === 'agent:run-started') {
       const p = r.payload as { runId: string; continued: boolean; goal: string };
       if (this.view?.runId !== p.runId) {
@@ -90,7 +93,8 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
       state: !this.agent ? 'disabled' : running ? 'active' : last?.reason === 'error' ? 'error' : last?.reason === 'max-steps' ? 'warning' : 'idle',
       primaryMetric: running ? 'running' : `${this.runs.length === 10 ? '10+' : this.runs.length} run${this.runs.length === 1 ? '' : 's'}`,
       secondaryMetric: model,
-      lastActivity: this.runs[0]?.updatedAt,
+      // The newest of what this page saw happen and what the transcripts say (a run of an earlier visit).
+      lastActivity: Math.max(this.lastActivity ?? 0, this.runs[0]?.updatedAt ?? 0) || undefined,
     };
   }
 

@@ -119,7 +119,7 @@ export function madeToolHandlers(o: MadeToolHandlersOptions): Record<string, Too
           const content = (t ? undefined : newest && (changes.content(newest) as MadeToolContent | undefined)) ?? undefined;
           return {
             name,
-            status: t ? 'active' : active?.action === 'retire' ? 'retired' : records.some((r) => r.status === 'pending') ? 'pending' : active ? 'not loaded' : 'rejected',
+            status: t ? 'active' : active && active.hash === null ? 'retired' : records.some((r) => r.status === 'pending') ? 'pending' : active ? 'not loaded' : 'rejected',
             version: t?.version ?? null,
             language: t?.language ?? content?.language,
             description: t?.description ?? content?.description,

@@ -2,7 +2,7 @@ import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import type { AgentModelRef } from '../kernel/events.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
-import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
+import { RUN_ID_PATTERN, type AgentApi } from '../../upgrades/agent/agent-contract.ts';
 import { changeOutcomeOf } from '../kernel/change-answer.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 
@@ -18,18 +18,31 @@ export interface AgentCommandOptions {
   model?: string;
   baseUrl?: string;
   maxSteps?: string;
+  /** The run to go on with (`--continue RUN`). */
+  continue?: string;
   json: boolean;
 }
 
 /** Help lines of the command, for the CLI's usage text. */
 export const AGENT_USAGE = `  armature agent [--persona ID] [--model PROVIDER:MODEL] [--base-url URL] [--max-steps N] [--json] "GOAL"
-                                                  run the agent on a goal, streaming its answer`;
+                                                  run the agent on a goal, streaming its answer
+  armature agent --continue RUN "FOLLOW-UP"       go on with a run: the model gets its earlier messages`;
 
 /** Help lines of the command's options. */
 export const AGENT_OPTIONS_USAGE = `  --model P:M    agent: provider (openai-compatible, openai, anthropic, google) and model,
                  e.g. openai-compatible:qwen2.5 (default: the persona's "model")
   --base-url URL agent: the server's URL, e.g. http://127.0.0.1:11434/v1 (Ollama)
-  --max-steps N  agent: model steps before it stops (default: the persona's, else 8)`;
+  --max-steps N  agent: model steps before it stops (default: the persona's, else 8)
+  --continue RUN agent: a follow-up of run RUN (armature runs lists them)`;
+
+/** What `armature agent` runs, once its arguments are checked. */
+export interface AgentArgs {
+  goal: string;
+  model?: Partial<AgentModelRef>;
+  maxSteps?: number;
+  /** The run this goal follows up (`--continue`). */
+  runId?: string;
+}
 
 /** Bad usage of the command (exit code 2). */
 export class AgentUsageError extends Error {}
@@ -37,7 +50,7 @@ export class AgentUsageError extends Error {}
 const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google'] as const;
 
 /** Checks the goal and the options before anything boots; throws {@link AgentUsageError}. */
-export function parseAgentArgs(rest: readonly string[], o: AgentCommandOptions): { goal: string; model?: Partial<AgentModelRef>; maxSteps?: number } {
+export function parseAgentArgs(rest: readonly string[], o: AgentCommandOptions): AgentArgs {
   if (rest.length === 0 || !rest.join('').trim()) throw new AgentUsageError('agent needs a goal: armature agent "Summarise notes/plan.md"');
   if (rest.length > 1) throw new AgentUsageError(`agent takes one goal; quote it, got ${rest.length} words: ${rest.map((r) => quote(r)).join(' ')}`);
   const model: Partial<AgentModelRef> = {};
@@ -65,7 +78,10 @@ export function parseAgentArgs(rest: readonly string[], o: AgentCommandOptions):
     maxSteps = Number(o.maxSteps);
     if (!/^\d+$/.test(o.maxSteps) || maxSteps < 1 || maxSteps > 100) throw new AgentUsageError(`--max-steps takes a whole number from 1 to 100, got ${JSON.stringify(o.maxSteps)}`);
   }
-  return { goal: rest[0]!, ...(Object.keys(model).length ? { model } : {}), ...(maxSteps === undefined ? {} : { maxSteps }) };
+  if (o.continue !== undefined && !RUN_ID_PATTERN.test(o.continue)) {
+    throw new AgentUsageError(`--continue takes a run id such as run-20260101-120000-a1b2c3 (armature runs lists them), got ${quote(o.continue)}`);
+  }
+  return { goal: rest[0]!, ...(Object.keys(model).length ? { model } : {}), ...(maxSteps === undefined ? {} : { maxSteps }), ...(o.continue === undefined ? {} : { runId: o.continue }) };
 }
 
 /** Untrusted text (a model's arguments, a tool's report) on one terminal line, control characters dropped. */
@@ -94,7 +110,7 @@ export function toolFinishedLine(p: { name: string; ok: boolean; durationMs: num
  * answered, 1 on a model/provider error, `maxSteps` or an abort (Ctrl+C). `--json` prints the
  * finished run alone on stdout.
  */
-export async function runAgentCommand(sys: ArmatureSystem, args: { goal: string; model?: Partial<AgentModelRef>; maxSteps?: number }, json: boolean, io: AgentCommandIo): Promise<number> {
+export async function runAgentCommand(sys: ArmatureSystem, args: AgentArgs, json: boolean, io: AgentCommandIo): Promise<number> {
   const missing = missingUpgrade(sys, 'Agent', 'runs agents');
   if (missing) {
     io.err(`armature: ${missing.message}`);
@@ -144,7 +160,7 @@ export async function runAgentCommand(sys: ArmatureSystem, args: { goal: string;
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   try {
-    const result = await agent.run({ goal: args.goal, ...(args.model ? { model: args.model } : {}), ...(args.maxSteps ? { maxSteps: args.maxSteps } : {}), signal: controller.signal });
+    const result = await agent.run({ goal: args.goal, ...(args.runId ? { runId: args.runId } : {}), ...(args.model ? { model: args.model } : {}), ...(args.maxSteps ? { maxSteps: args.maxSteps } : {}), signal: controller.signal });
     if (json) {
       io.out(JSON.stringify(result, null, 2));
     } else {

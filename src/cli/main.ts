@@ -14,6 +14,7 @@ import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
 import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
 import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
+import { RUNS_USAGE, runRunsCommand } from './runs-command.ts';
 import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
@@ -36,6 +37,7 @@ Usage:
   armature start [--persona ID] [--port N] [--no-snapshot] [--safe]
                                                   the main job: serve the dashboard
 ${AGENT_USAGE}
+${RUNS_USAGE}
 ${CHANGES_USAGE}
 
 Options:
@@ -81,6 +83,7 @@ const OPTIONS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'max-steps': { type: 'string' },
+  continue: { type: 'string' },
   'no-snapshot': { type: 'boolean', default: false },
   safe: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -150,6 +153,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     prompt: (sys) => printPrompt(sys, values.stats, io),
     mcp: (sys) => runMcpCommand(sys, { http: values.http, port: values.port, host: values.host, allowRemote: values['allow-remote'] }, io),
     agent: (sys) => runAgentCommand(sys, agentArgs!, values.json, io),
+    runs: (sys) => runRunsCommand(sys, rest, values.json, io),
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
   const run = commands[command];
@@ -172,14 +176,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe);
   if (command === 'agent') {
     try {
-      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], json: values.json });
+      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], continue: values.continue, json: values.json });
     } catch (e) {
       if (!(e instanceof AgentUsageError)) throw e;
       io.err(`armature: ${e.message}`);
       return 2;
     }
   }
-  if (!['call', 'run', 'agent', 'approve', 'reject'].includes(command) && rest.length) {
+  if (!['call', 'run', 'agent', 'runs', 'approve', 'reject'].includes(command) && rest.length) {
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => quote(r)).join(' ')}`);
     return 2;
   }

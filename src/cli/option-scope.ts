@@ -20,6 +20,7 @@ const SCOPES: readonly { option: string; flag: string; commands: readonly string
   { option: 'model', flag: '--model', commands: ['agent'], where: 'agent' },
   { option: 'base-url', flag: '--base-url', commands: ['agent'], where: 'agent' },
   { option: 'max-steps', flag: '--max-steps', commands: ['agent'], where: 'agent' },
+  { option: 'continue', flag: '--continue', commands: ['agent'], where: 'agent' },
 ];
 
 /** Throws a {@link UsageError} for the first option given to a command it does not apply to. */

@@ -13,6 +13,9 @@ export type ProviderName = AgentModelRef['provider'];
 /** How the model sees the tools: through Python (`code`) or each as its own schema (`direct`). */
 export type ToolMode = 'code' | 'direct';
 
+/** What a run id looks like: `run-20260101-120000-a1b2c3`. */
+export const RUN_ID_PATTERN = /^run-[a-z0-9-]{1,80}$/;
+
 /** Model steps per run when neither the call nor the persona says. */
 export const DEFAULT_MAX_STEPS = 8;
 

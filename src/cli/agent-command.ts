@@ -1,114 +1,15 @@
-import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
-import type { AgentModelRef } from '../kernel/events.ts';
-import type { Disposable } from '../kernel/lifecycle.ts';
-import { RUN_ID_PATTERN, type AgentApi } from '../../upgrades/agent/agent-contract.ts';
-import { changeOutcomeOf } from '../kernel/change-answer.ts';
+import type { AgentApi, RecordingSink } from '../../upgrades/agent/agent-contract.ts';
+import type { AgentArgs } from './agent-args.ts';
+import { followRuns, stoppable, type AgentCommandIo } from './agent-follow.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
-
-/** What `armature agent` needs from the CLI around it. */
-export interface AgentCommandIo {
-  out(text: string): void;
-  err(text: string): void;
-  write(stream: 'stdout' | 'stderr', text: string): void;
-}
-
-/** Options of `armature agent`, as parsed. */
-export interface AgentCommandOptions {
-  model?: string;
-  baseUrl?: string;
-  maxSteps?: string;
-  /** The run to go on with (`--continue RUN`). */
-  continue?: string;
-  json: boolean;
-}
-
-/** Help lines of the command, for the CLI's usage text. */
-export const AGENT_USAGE = `  armature agent [--persona ID] [--model PROVIDER:MODEL] [--base-url URL] [--max-steps N] [--json] "GOAL"
-                                                  run the agent on a goal, streaming its answer
-  armature agent --continue RUN "FOLLOW-UP"       go on with a run: the model gets its earlier messages`;
-
-/** Help lines of the command's options. */
-export const AGENT_OPTIONS_USAGE = `  --model P:M    agent: provider (openai-compatible, openai, anthropic, google) and model,
-                 e.g. openai-compatible:qwen2.5 (default: the persona's "model")
-  --base-url URL agent: the server's URL, e.g. http://127.0.0.1:11434/v1 (Ollama)
-  --max-steps N  agent: model steps before it stops (default: the persona's, else 8)
-  --continue RUN agent: a follow-up of run RUN (armature runs lists them)`;
-
-/** What `armature agent` runs, once its arguments are checked. */
-export interface AgentArgs {
-  goal: string;
-  model?: Partial<AgentModelRef>;
-  maxSteps?: number;
-  /** The run this goal follows up (`--continue`). */
-  runId?: string;
-}
-
-/** Bad usage of the command (exit code 2). */
-export class AgentUsageError extends Error {}
-
-const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google'] as const;
-
-/** Checks the goal and the options before anything boots; throws {@link AgentUsageError}. */
-export function parseAgentArgs(rest: readonly string[], o: AgentCommandOptions): AgentArgs {
-  if (rest.length === 0 || !rest.join('').trim()) throw new AgentUsageError('agent needs a goal: armature agent "Summarise notes/plan.md"');
-  if (rest.length > 1) throw new AgentUsageError(`agent takes one goal; quote it, got ${rest.length} words: ${rest.map((r) => quote(r)).join(' ')}`);
-  const model: Partial<AgentModelRef> = {};
-  if (o.model !== undefined) {
-    const i = o.model.indexOf(':');
-    const provider = o.model.slice(0, i);
-    if (i < 1 || i === o.model.length - 1 || !(PROVIDERS as readonly string[]).includes(provider)) {
-      throw new AgentUsageError(`--model takes PROVIDER:MODEL with PROVIDER one of ${PROVIDERS.join(', ')}, got ${JSON.stringify(o.model)}`);
-    }
-    model.provider = provider as AgentModelRef['provider'];
-    model.model = o.model.slice(i + 1);
-  }
-  if (o.baseUrl !== undefined) {
-    let ok = false;
-    try {
-      ok = /^https?:$/.test(new URL(o.baseUrl).protocol);
-    } catch {
-      ok = false;
-    }
-    if (!ok) throw new AgentUsageError(`--base-url takes an http(s) URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(o.baseUrl)}`);
-    model.baseURL = o.baseUrl;
-  }
-  let maxSteps: number | undefined;
-  if (o.maxSteps !== undefined) {
-    maxSteps = Number(o.maxSteps);
-    if (!/^\d+$/.test(o.maxSteps) || maxSteps < 1 || maxSteps > 100) throw new AgentUsageError(`--max-steps takes a whole number from 1 to 100, got ${JSON.stringify(o.maxSteps)}`);
-  }
-  if (o.continue !== undefined && !RUN_ID_PATTERN.test(o.continue)) {
-    throw new AgentUsageError(`--continue takes a run id such as run-20260101-120000-a1b2c3 (armature runs lists them), got ${quote(o.continue)}`);
-  }
-  return { goal: rest[0]!, ...(Object.keys(model).length ? { model } : {}), ...(maxSteps === undefined ? {} : { maxSteps }), ...(o.continue === undefined ? {} : { runId: o.continue }) };
-}
-
-/** Untrusted text (a model's arguments, a tool's report) on one terminal line, control characters dropped. */
-const short = (v: unknown, n = 100) => oneLine(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), n + 1).replace(/\s+/g, ' ');
+import { openRecordFile } from './record-file.ts';
+import { runReplayCommand } from './replay-command.ts';
 
 /**
- * The line a finished tool call gets: `✓` when it did what it was asked, `✖` with the error when
- * it failed — and when its answer is a change (`create_tool`, `update_upgrade`, ...), what became
- * of that change: a call that ran but whose change its gate rejected is no success.
- */
-export function toolFinishedLine(p: { name: string; ok: boolean; durationMs: number; result: unknown }): string {
-  const ms = `(${p.durationMs.toFixed(0)} ms)`;
-  if (!p.ok) {
-    const r = p.result as { error?: { code?: string; type?: string; message?: string } } | undefined;
-    return `  ✖ ${p.name} ${r?.error?.code ?? r?.error?.type}: ${short(r?.error?.message, 160)} ${ms}`;
-  }
-  const change = changeOutcomeOf(p.result);
-  if (change?.status === 'rejected') return `  ✖ ${p.name} rejected (change ${change.change}): ${short(change.report ?? 'its gate refused it', 160)} ${ms}`;
-  if (change?.status === 'pending') return `  ◌ ${p.name} pending: change ${change.change} waits for a person (armature approve ${change.change}) ${ms}`;
-  return `  ✓ ${p.name} ${change ? `${change.status} (change ${change.change})` : 'ok'} ${ms}`;
-}
-
-/**
- * `armature agent`: runs the goal, streaming the assistant's text to stdout and one line per tool
- * call (with the Python output of `execute_python` under it) to stderr. Exit code 0 when the run
- * answered, 1 on a model/provider error, `maxSteps` or an abort (Ctrl+C). `--json` prints the
- * finished run alone on stdout.
+ * `armature agent`: runs the goal (see {@link followRuns} for what it prints). Exit code 0 when the
+ * run answered, 1 on a model/provider error, `maxSteps` or an abort (Ctrl+C). `--replay` plays a
+ * recording back instead (`replay-command.ts`); `--record` keeps the model's side in a file.
  */
 export async function runAgentCommand(sys: ArmatureSystem, args: AgentArgs, json: boolean, io: AgentCommandIo): Promise<number> {
   const missing = missingUpgrade(sys, 'Agent', 'runs agents');
@@ -117,63 +18,24 @@ export async function runAgentCommand(sys: ArmatureSystem, args: AgentArgs, json
     return missing.code;
   }
   const agent = await sys.resolve<AgentApi>('Agent');
-  const subs: Disposable[] = [];
-  const pythonRuns = new Set<string>();
-  let midLine = false;
-  const toStdout = (t: string) => {
-    io.write('stdout', t);
-    midLine = !t.endsWith('\n');
-  };
-  const line = (t: string) => {
-    if (midLine) toStdout('\n');
-    io.write('stderr', `${t}\n`);
-  };
-  if (!json) {
-    subs.push(sys.bus.on('agent:text-delta', (p) => toStdout(p.delta)));
-    subs.push(
-      sys.bus.on('agent:tool-called', (p) => {
-        if (p.pythonRunId) pythonRuns.add(p.pythonRunId);
-        line(`  → ${p.name} ${short(p.args)}`);
-      }),
-    );
-    subs.push(sys.bus.on('python:stdout', (p) => pythonRuns.has(p.runId) && line(p.chunk.replace(/\n$/, '').replace(/^/gm, '    │ '))));
-    subs.push(sys.bus.on('python:stderr', (p) => pythonRuns.has(p.runId) && line(p.chunk.replace(/\n$/, '').replace(/^/gm, '    │ [stderr] '))));
-    subs.push(sys.bus.on('agent:tool-finished', (p) => line(toolFinishedLine(p))));
-    let pythonStarting = false;
-    const starting = () => {
-      if (pythonStarting) return;
-      pythonStarting = true;
-      line('    … starting Python (its first run takes a few seconds)');
-    };
-    subs.push(sys.bus.on('python:progress', (p) => p.stage !== 'ready' && starting()));
-    // The agent's runs are a session: their runtime starts in the pool, seen as one more worker.
-    let workers = sys.bus.history(['python:pool']).at(-1)?.payload.workers ?? 0;
-    subs.push(
-      sys.bus.on('python:pool', (p) => {
-        if (p.workers > workers) starting();
-        workers = p.workers;
-      }),
-    );
-    subs.push(sys.bus.on('agent:request-failed', (p) => line(`  ! the model request failed (${p.message})${p.willRetry ? `; retrying (attempt ${p.attempt})` : ''}`)));
-  }
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  try {
-    const result = await agent.run({ goal: args.goal, ...(args.runId ? { runId: args.runId } : {}), ...(args.model ? { model: args.model } : {}), ...(args.maxSteps ? { maxSteps: args.maxSteps } : {}), signal: controller.signal });
-    if (json) {
-      io.out(JSON.stringify(result, null, 2));
-    } else {
-      if (midLine) toStdout('\n');
-      if (result.error) {
-        io.err(`armature: ${result.error.message}`);
-        if (result.error.hint) io.err(`hint: ${result.error.hint}`);
-      }
-      io.err(`[${result.reason} · ${result.steps} step${result.steps === 1 ? '' : 's'} · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens · ${result.runId}]`);
+  let record: RecordingSink | undefined;
+  if (args.record !== undefined) {
+    const opened = openRecordFile(args.record, args.runId);
+    if (typeof opened === 'string') {
+      io.err(`armature: ${opened}`);
+      return 2;
     }
-    return result.reason === 'answered' ? 0 : 1;
+    record = opened;
+  }
+  if (args.replay !== undefined) return runReplayCommand(sys, agent, { ...args, replay: args.replay }, json, io, record);
+  const follow = followRuns(sys, io, json);
+  try {
+    const result = await stoppable((signal) =>
+      agent.run({ goal: args.goal ?? '', ...(args.runId ? { runId: args.runId } : {}), ...(args.model ? { model: args.model } : {}), ...(args.maxSteps ? { maxSteps: args.maxSteps } : {}), ...(record ? { record } : {}), signal }),
+    );
+    if (record && !json) follow.line(`  recorded to ${args.record} (replay it: armature agent --replay ${args.record})`);
+    return follow.finish(result);
   } finally {
-    process.removeListener('SIGINT', stop);
-    for (const s of subs) s.dispose();
+    follow.dispose();
   }
 }

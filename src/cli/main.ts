@@ -12,9 +12,11 @@ import type { McpServers } from '../kernel/mcp-servers.ts';
 import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
-import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
+import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs } from './agent-args.ts';
+import { runAgentCommand } from './agent-command.ts';
 import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
 import { RUNS_USAGE, runRunsCommand } from './runs-command.ts';
+import { recordedPersona } from './replay-command.ts';
 import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
@@ -67,7 +69,8 @@ bad usage, or a persona without the upgrade the command needs.`;
 
 /** The command line's options (every command's: `option-scope.ts` refuses those given to the wrong one). */
 const OPTIONS = {
-  persona: { type: 'string', default: 'default' },
+  // No default here: a replay takes the persona its recording names unless one is given.
+  persona: { type: 'string' },
   data: { type: 'string', default: '.armature' },
   json: { type: 'boolean', default: false },
   port: { type: 'string' },
@@ -84,6 +87,9 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   'max-steps': { type: 'string' },
   continue: { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
+  approve: { type: 'boolean', default: false },
   'no-snapshot': { type: 'boolean', default: false },
   safe: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -173,10 +179,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   const snapshot = values['no-snapshot'] ? 'off' : 'persist';
-  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe);
+  if (command === 'start') return start(values.persona ?? 'default', values.port, snapshot, io, mcpServers, values.safe);
   if (command === 'agent') {
     try {
-      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], continue: values.continue, json: values.json });
+      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], continue: values.continue, record: values.record, replay: values.replay, approve: values.approve, json: values.json });
     } catch (e) {
       if (!(e instanceof AgentUsageError)) throw e;
       io.err(`armature: ${e.message}`);
@@ -187,6 +193,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => quote(r)).join(' ')}`);
     return 2;
   }
+  const platform = await defaultPlatform({ dataDir: values.data });
+  // A replay runs as the persona its recording names, unless told otherwise.
+  const persona = values.persona ?? (agentArgs?.replay !== undefined ? await recordedPersona(agentArgs.replay, platform.project) : undefined) ?? 'default';
   let sys: ArmatureSystem;
   try {
     // Python starts on first use here, not in the background: most commands never need it. `run`
@@ -195,8 +204,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     // server, while clients connect).
     const python = { autoStart: command === 'mcp' || command === 'run', snapshot } as const;
     sys = await boot({
-      persona: values.persona,
-      platform: await defaultPlatform({ dataDir: values.data }),
+      persona,
+      platform,
       safe: values.safe,
       config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });

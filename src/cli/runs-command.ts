@@ -7,7 +7,7 @@
 import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import type { AgentApi, RunSummary, TranscriptEntry } from '../../upgrades/agent/agent-contract.ts';
-import { toolFinishedLine } from './agent-command.ts';
+import { toolFinishedLine } from './agent-follow.ts';
 import type { CliIo } from './main.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { UsageError } from './usage-error.ts';

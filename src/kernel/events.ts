@@ -18,7 +18,8 @@ export interface AgentUsage {
 
 /** Which model an agent run talks to (never its key). */
 export interface AgentModelRef {
-  provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+  /** `replay` plays a recording back (`model` names it, e.g. `examples/sum-files`): no network, no key. */
+  provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'replay';
   model: string;
   baseURL?: string;
 }

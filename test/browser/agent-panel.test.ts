@@ -116,6 +116,24 @@ describe('the agent panel', () => {
     expect(textOf(panel())).to.contain('Past runs');
   });
 
+  it('replays a recorded example with no model and no key: the sum-files run, live in the panel', async () => {
+    shadow(panel())!.querySelector<HTMLButtonElement>('[data-control=new-run]')?.click();
+    const examples = shadow(panel())!.querySelector<HTMLDetailsElement>('details.examples')!;
+    expect(examples.textContent).to.contain('Replay an example (no model, no key)');
+    const item = () => shadow(panel())!.querySelector('[data-example="examples/sum-files"]')!;
+    expect(item().textContent).to.contain('Python sums files through call_tool');
+    expect(item().textContent).to.contain("Recorded with Armature's scripted model");
+    item().querySelector<HTMLButtonElement>('[data-control=replay-example]')!.click();
+    await until(() => `the replay to finish: ${textOf(panel())}`, () => !!shadow(panel())!.querySelector('[data-replay=done]'), 90_000);
+    const t = textOf(transcript());
+    expect(t).to.contain('Add up the amounts in every CSV file under data/');
+    expect(t).to.contain('The three files add up to 610.60');
+    expect(shadow(transcript())!.querySelector('details.call[data-tool=execute_python] .output')!.textContent).to.contain('total: 610.60');
+    expect(textOf(panel())).to.contain('every tool result matched the recording');
+    const total = await sys.tools.executeTool<{ content: string }>('read_file', { path: 'results/total.txt' });
+    expect(total.ok && total.value.content).to.equal('610.60\n');
+  });
+
   it('a refused key (401) shows a readable error; the key stays in localStorage only', async () => {
     const KEY = 'sk-browser-secret-0123456789';
     const model = await browserScriptedModel([{ status: 401, body: { error: { message: `Invalid key ${KEY}` } } }]);

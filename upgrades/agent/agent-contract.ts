@@ -1,11 +1,16 @@
 import type { ErrorInfo } from '../../src/kernel/errors.ts';
 import type { AgentModelRef, AgentStopReason, AgentUsage } from '../../src/kernel/events.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+import type { Recording } from './replay/recording-format.ts';
+import type { RecordingSink } from './replay/turn-model.ts';
+
+export type { Recording } from './replay/recording-format.ts';
+export type { RecordingSink } from './replay/turn-model.ts';
 
 export type { AgentModelRef, AgentStopReason, AgentUsage } from '../../src/kernel/events.ts';
 
-/** The providers a persona, the CLI or the dashboard can name. */
-export const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google'] as const;
+/** The providers a persona, the CLI or the dashboard can name (`replay` plays a recording back). */
+export const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google', 'replay'] as const;
 
 /** One provider name. */
 export type ProviderName = AgentModelRef['provider'];
@@ -37,6 +42,8 @@ export interface RunOptions {
   apiKey?: string;
   /** Aborts the run (same as {@link AgentApi.abort}). */
   signal?: AbortSignal;
+  /** Records the model's side of this turn (a header first when it is the run's first turn). Default: not recorded. */
+  record?: RecordingSink;
 }
 
 /** One tool call the model made, as the run result lists it. */
@@ -72,6 +79,32 @@ export interface RunResult {
   toolCalls: RunToolCall[];
   /** The whole conversation sent to the model so far (system prompt excluded), provider-neutral. */
   messages: unknown[];
+  /** When the model was a replay: the recording, this turn of its turns, and what changed without stopping it. */
+  replay?: ReplayReport;
+}
+
+/** What a replayed turn reports besides its result. */
+export interface ReplayReport {
+  /** Where the recording was read from. */
+  recording: string;
+  /** This turn (1 for the first). */
+  turn: number;
+  /** Turns the recording holds. */
+  turns: number;
+  /** Changes found that do not stop a replay (the system prompt or the tools differ). */
+  notes: string[];
+}
+
+/** A recorded example the agent can replay (`examples/<name>/recording.jsonl`). */
+export interface RecordedExample {
+  /** What a `replay` model names: `examples/<name>`. */
+  name: string;
+  title: string;
+  description?: string;
+  /** How it was made (e.g. "recorded with the scripted model"). */
+  label?: string;
+  /** The goal of each turn. */
+  goals: string[];
 }
 
 /** A past run, as the list shows it. */
@@ -128,6 +161,10 @@ export interface AgentApi {
   saveSettings(settings: { model?: AgentModelRef | null; apiKey?: string }): void;
   /** The system prompt and the tools a run would offer the model. */
   describeRun(options?: { persona?: Persona; toolMode?: ToolMode }): { system: string; tools: string[]; toolMode: ToolMode };
+  /** Reads the recording a `replay` model names (`examples/sum-files`, a `.jsonl` file); rejects `RECORDING_NOT_FOUND` / `RECORDING_INVALID`. */
+  readRecording(name: string): Promise<Recording>;
+  /** The recorded examples that ship with Armature, to replay with no model and no key. */
+  examples(): Promise<RecordedExample[]>;
 }
 
 /** One line of a run's transcript (`.armature/runs/<runId>.jsonl`). */

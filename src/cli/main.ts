@@ -17,8 +17,10 @@ import { runAgentCommand } from './agent-command.ts';
 import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
 import { RUNS_USAGE, runRunsCommand } from './runs-command.ts';
 import { recordedPersona } from './replay-command.ts';
+import { buildAndWatchDashboard } from './dashboard-build.ts';
 import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
+import { runPython } from './run-command.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
@@ -247,16 +249,14 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
     return 2;
   }
   const outDir = fileURLToPath(dashboardDir);
-  if (fromSources) {
-    io.out('Building the dashboard with esbuild…');
-    const { buildDashboard } = await import('../server/build-dashboard.ts');
-    const build = await buildDashboard({ root: projectRoot, outDir });
-    io.out(`Built ${(build.bytes / 1024).toFixed(0)} KB in ${build.ms.toFixed(0)} ms.`);
-  }
+  // From a checkout the dashboard is built from the sources, and rebuilt as they change.
+  const watch = fromSources ? await buildAndWatchDashboard(projectRoot, outDir, io) : undefined;
+  if (fromSources && !watch) return 1;
   let server;
   try {
     server = await startServer({ root: projectRoot, outDir, port, mcpServers });
   } catch (e) {
+    await watch?.dispose();
     io.err(`armature: ${describeError(e)}`);
     return 1;
   }
@@ -273,58 +273,8 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
     process.once('SIGTERM', stop);
   });
   await server.close();
+  await watch?.dispose();
   return 0;
-}
-
-/** `armature run`: execute_python through the ToolRunner, streaming output as it arrives. */
-async function runPython(sys: ArmatureSystem, rest: string[], values: { code?: string; timeout?: string; json: boolean }, io: CliIo): Promise<number> {
-  const [file, ...extra] = rest;
-  if (extra.length) throw new UsageError(`run takes one file, got ${rest.map((r) => quote(r)).join(' ')}`);
-  if (!file === (values.code === undefined)) throw new UsageError('run needs either a FILE.py or -c CODE (not both)');
-  let code = values.code;
-  if (file !== undefined) {
-    const { readFile } = await import('node:fs/promises');
-    try {
-      code = await readFile(file, 'utf8');
-    } catch (e) {
-      const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-      // Not a .py path: most likely code meant for -c.
-      const tip = missing && !/\.py$/i.test(file) ? `; to run Python given here instead, pass it with -c: armature run -c ${JSON.stringify(file.slice(0, 200))}` : '';
-      throw new UsageError(`cannot read ${file}: ${missing ? 'no such file' : (e as Error).message}${tip}`);
-    }
-  }
-  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) throw new UsageError(`--timeout takes a whole number of milliseconds, got ${JSON.stringify(values.timeout)}`);
-  const subs = [
-    sys.bus.on('python:progress', (p) => {
-      if (!io.isTTY || values.json) return;
-      const width = 30;
-      const filled = Math.round((p.percent / 100) * width);
-      io.write('stderr', `\r${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.round(p.percent)).padStart(3)}% ${p.stage.padEnd(8)}${p.stage === 'ready' ? '\n' : ''}`);
-    }),
-  ];
-  if (!values.json) {
-    subs.push(sys.bus.on('python:stdout', (p) => io.write('stdout', p.chunk)));
-    subs.push(sys.bus.on('python:stderr', (p) => io.write('stderr', p.chunk)));
-  }
-  try {
-    const args: Record<string, unknown> = { code };
-    if (timeout !== undefined) args.timeout_ms = timeout;
-    const result = await sys.tools.executeTool<{ value: unknown }>('execute_python', args, { caller: 'cli' });
-    if (values.json) {
-      io.out(JSON.stringify(result, null, 2));
-    } else if (result.ok) {
-      if (result.value.value !== null && result.value.value !== undefined) io.out(`=> ${JSON.stringify(result.value.value)}`);
-    } else {
-      const details = result.error.details as { traceback?: string } | undefined;
-      if (details?.traceback) io.write('stderr', details.traceback);
-      else io.err(result.error.message);
-      if (result.hint) io.err(`hint: ${result.hint}`);
-    }
-    return result.ok ? 0 : 1;
-  } finally {
-    for (const s of subs) s.dispose();
-  }
 }
 
 /** `armature prompt`: the system-prompt fragment, optionally with its size against the JSON schemas. */

@@ -247,7 +247,7 @@ test('in the checkout the bin runs the sources (start builds the dashboard first
   const data = tempDir('package-checkout');
   const sources = await startUntil(process.execPath, [join(root, 'bin/armature.js'), 'start', '--port', '0'], data, /Armature dashboard: (\S+)/);
   await stop(sources.child);
-  assert.match(sources.output(), /^Building the dashboard with esbuild…\nBuilt \d+ KB in \d+ ms\.\n/);
+  assert.match(sources.output(), /^Building the dashboard with esbuild…\nBuilt \d+ KB in \d+ ms; a change to its files \(a new upgrade too\) rebuilds it while the server runs\.\n/);
   const built = await startUntil(process.execPath, [join(root, 'bin/armature.js'), 'start', '--port', '0'], data, /Armature dashboard: (\S+)/, { ARMATURE_BUILT: '1' });
   await stop(built.child);
   assert.match(built.output(), /^Armature dashboard: /);

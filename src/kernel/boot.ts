@@ -59,6 +59,8 @@ export interface ArmatureSystem {
   resolve<T = unknown>(id: string): Promise<T>;
   /** Disposes every module, dependents first. */
   dispose(): Promise<void>;
+  /** The same as `dispose()`, so `await using system = await boot()` disposes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     durationMs: performance.now() - t0,
   });
   let disposed: Promise<void> | undefined;
+  const dispose = () => (disposed ??= root.dispose());
   return {
     persona,
     safe,
@@ -105,7 +108,8 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     modules: loaded.reports,
     tools,
     resolve: (id) => loaded.container.resolve(id),
-    dispose: () => (disposed ??= root.dispose()),
+    dispose,
+    [Symbol.asyncDispose]: dispose,
   };
 }
 

@@ -86,7 +86,7 @@ export async function runReplayCommand(sys: ArmatureSystem, agent: AgentApi, arg
       const goal = turn === first && args.goal !== undefined ? args.goal : recording.turns[turn]!.goal;
       say(`\nYou: ${terminalText(goal)}`);
       const result = await stoppable((signal) =>
-        agent.run({ goal, ...(runId ? { runId } : {}), model: { provider: 'replay', model: args.replay }, ...(args.maxSteps ? { maxSteps: args.maxSteps } : {}), ...(record ? { record } : {}), signal }),
+        agent.run({ goal, ...(runId ? { runId } : {}), model: { provider: 'replay', model: args.replay }, toolMode: recording.header.toolMode, ...(args.maxSteps ? { maxSteps: args.maxSteps } : {}), ...(record ? { record } : {}), signal }),
       );
       results.push(result);
       runId = result.runId;

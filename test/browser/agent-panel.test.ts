@@ -132,6 +132,23 @@ describe('the agent panel', () => {
     expect(textOf(panel())).to.contain('every tool result matched the recording');
     const total = await sys.tools.executeTool<{ content: string }>('read_file', { path: 'results/total.txt' });
     expect(total.ok && total.value.content).to.equal('610.60\n');
+
+    // The replay provider in the settings: a goal typed in the box is answered from the recording.
+    shadow(panel())!.querySelector<HTMLButtonElement>('[data-control=new-run]')!.click();
+    const select = shadow(form())!.querySelector<HTMLSelectElement>('select')!;
+    select.value = 'replay';
+    select.dispatchEvent(new Event('change'));
+    await (form() as unknown as { updateComplete: Promise<void> }).updateComplete;
+    field('model').value = 'examples/sum-files';
+    field('baseURL').value = '';
+    shadow(form())!.querySelector<HTMLButtonElement>('[data-control=save-settings]')!.click();
+    await until('settings saved', () => textOf(form()).includes('Saved.'), 60_000);
+    await send('Add up the amounts in every CSV file under data/ and write the total to results/total.txt.');
+    await until(() => `the replayed answer: ${textOf(transcript())}`, () => textOf(transcript()).includes('answered · 2 steps'), 60_000);
+    expect(textOf(transcript())).to.contain('The three files add up to 610.60');
+    select.value = 'openai-compatible';
+    select.dispatchEvent(new Event('change'));
+    await (form() as unknown as { updateComplete: Promise<void> }).updateComplete;
   });
 
   it('a refused key (401) shows a readable error; the key stays in localStorage only', async () => {

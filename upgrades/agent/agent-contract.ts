@@ -105,6 +105,8 @@ export interface RecordedExample {
   label?: string;
   /** The goal of each turn. */
   goals: string[];
+  /** How the recorded run saw the tools: a replay runs the same way. */
+  toolMode: ToolMode;
 }
 
 /** A past run, as the list shows it. */

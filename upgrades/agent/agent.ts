@@ -184,7 +184,8 @@ export function createAgent(options: AgentOptions): AgentApi {
       system,
       messages,
       tools,
-      maxSteps: t.maxSteps,
+      // A replay takes the steps its recording took (one more asks beyond it, and diverges saying so).
+      maxSteps: made.recording ? made.recording.turns[turnIndex]!.steps.length + 1 : t.maxSteps,
       firstStep: t.firstStep,
       // A replay has no server to ask again.
       maxRetries: replay ? 0 : maxRetries,

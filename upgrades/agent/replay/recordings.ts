@@ -75,7 +75,7 @@ export async function listExamples(project: ProjectFiles, load: (name: string) =
   for (const n of await exampleNames(project)) {
     const name = `examples/${n}`;
     const r = await load(name);
-    out.push({ name, title: r.header.title ?? n, ...(r.header.description ? { description: r.header.description } : {}), ...(r.header.label ? { label: r.header.label } : {}), goals: r.turns.map((t) => t.goal) });
+    out.push({ name, title: r.header.title ?? n, ...(r.header.description ? { description: r.header.description } : {}), ...(r.header.label ? { label: r.header.label } : {}), goals: r.turns.map((t) => t.goal), toolMode: r.header.toolMode });
   }
   return out;
 }

@@ -56,7 +56,7 @@ export class ReplaySession {
     this.running = true;
     this.changed();
     try {
-      const result = await this.agent.run({ goal: this.example.goals[this.played]!, ...(this.runId ? { runId: this.runId } : {}), model: { provider: 'replay', model: this.example.name } });
+      const result = await this.agent.run({ goal: this.example.goals[this.played]!, ...(this.runId ? { runId: this.runId } : {}), model: { provider: 'replay', model: this.example.name }, toolMode: this.example.toolMode });
       this.runId = result.runId;
       if (result.reason === 'answered') this.played++;
       else this.error = result.error ?? { code: result.reason.toUpperCase(), message: `the replay stopped: ${result.reason}` };

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { boot } from '../src/index.ts';
-import { CHANGES_ID, type ChangesApi } from '../src/kernel/change-contract.ts';
+import { CHANGES_ID, type ChangesApi } from '../src/contracts/change-contract.ts';
 import { createNodePlatform } from '../src/platform/node.ts';
-import type { AgentApi } from '../upgrades/agent/agent-contract.ts';
+import type { AgentApi } from '../src/contracts/agent-contract.ts';
 import { startScriptedModelServer } from '../test/helpers/scripted-model-server.ts';
 import { EXAMPLES, LABEL } from './examples.ts';
 

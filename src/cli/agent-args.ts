@@ -3,8 +3,7 @@
  * exits 2 with the reason). With `--replay` the goal may be left out: the recording has its goals.
  */
 import { quote } from '../kernel/bounded.ts';
-import type { AgentModelRef } from '../kernel/events.ts';
-import { PROVIDERS, RUN_ID_PATTERN } from '../../upgrades/agent/agent-contract.ts';
+import { PROVIDERS, RUN_ID_PATTERN, type AgentModelRef } from '../contracts/agent-contract.ts';
 
 /** Options of `armature agent`, as parsed. */
 export interface AgentCommandOptions {

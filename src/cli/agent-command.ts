@@ -1,5 +1,5 @@
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import type { AgentApi, RecordingSink } from '../../upgrades/agent/agent-contract.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import type { AgentApi, RecordingSink } from '../contracts/agent-contract.ts';
 import type { AgentArgs } from './agent-args.ts';
 import { followRuns, stoppable, type AgentCommandIo } from './agent-follow.ts';
 import { missingUpgrade } from './needed-upgrade.ts';

@@ -4,10 +4,10 @@
  * or Python wrote reaches the terminal without control characters.
  */
 import { oneLine } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import { changeOutcomeOf } from '../kernel/change-answer.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import { changeOutcomeOf } from '../contracts/change-answer.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
-import type { RunResult } from '../../upgrades/agent/agent-contract.ts';
+import type { RunResult } from '../contracts/agent-contract.ts';
 
 /** What `armature agent` needs from the CLI around it. */
 export interface AgentCommandIo {

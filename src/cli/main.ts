@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { boot, type ArmatureSystem } from '../kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../kernel/boot/boot.ts';
 import { clip, oneLine, quote, shortName } from '../kernel/bounded.ts';
-import { changeOutcomeOf } from '../kernel/change-answer.ts';
+import { changeOutcomeOf } from '../contracts/change-answer.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
-import type { ModuleReport } from '../kernel/loader.ts';
+import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
@@ -22,6 +22,7 @@ import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { runPython } from './run-command.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
+import { processIo, table, type CliIo } from './cli-io.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -111,23 +112,6 @@ function didYouMean(value: string, names: readonly string[]): string {
   const near = value.replace(/^-+/, '').length > 1 ? closest(value, names, 2) : [];
   return near.length ? `; did you mean ${near.map((n) => quote(n)).join(' or ')}?` : '';
 }
-
-/** Output sinks, replaceable in tests. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  /** Raw stdout/stderr, for streamed Python output. */
-  write(stream: 'stdout' | 'stderr', text: string): void;
-  /** Whether stderr is a terminal (progress bars only there). */
-  isTTY: boolean;
-}
-
-const processIo: CliIo = {
-  out: (t) => process.stdout.write(t + '\n'),
-  err: (t) => process.stderr.write(t + '\n'),
-  write: (stream, t) => (stream === 'stdout' ? process.stdout : process.stderr).write(t),
-  isTTY: !!process.stderr.isTTY,
-};
 
 /** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
@@ -357,10 +341,4 @@ async function callTool(sys: ArmatureSystem, rest: string[], io: CliIo): Promise
   const change = changeOutcomeOf(result);
   if (change?.status === 'rejected') io.err(`armature: change ${change.change} was rejected${change.report ? `: ${oneLine(change.report, 400)}` : ''}`);
   return change?.status === 'rejected' || !result.ok ? 1 : 0;
-}
-
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

@@ -6,7 +6,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { quote } from '../kernel/bounded.ts';
-import type { RecordingSink } from '../../upgrades/agent/agent-contract.ts';
+import type { RecordingSink } from '../contracts/agent-contract.ts';
 
 /** The sink for `path`, or why the file cannot take this run's recording (bad usage). */
 export function openRecordFile(path: string, runId: string | undefined): RecordingSink | string {

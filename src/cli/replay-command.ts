@@ -9,23 +9,37 @@
  * goes on with `--continue RUN`; or, running the replay with `--approve`, says yes up front to the
  * changes this run makes, approved as the cli (a person), each line printed.
  */
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { oneLine } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../kernel/change-contract.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../contracts/change-contract.ts';
 import { describeError } from '../kernel/errors.ts';
-import type { AgentApi, Recording, RecordingSink, RunResult } from '../../upgrades/agent/agent-contract.ts';
+import type { AgentApi, Recording, RecordingSink, RunResult } from '../contracts/agent-contract.ts';
 import type { ProjectFiles } from '../platform/platform.ts';
-import { createRecordingLoader, localFiles } from '../../upgrades/agent/replay/recordings.ts';
+import { parseRecording, recordingPaths } from '../contracts/recording-format.ts';
 import type { AgentArgs } from './agent-args.ts';
 import { followRuns, stoppable, terminalText, type AgentCommandIo } from './agent-follow.ts';
 
-/** The persona a recording was made with, read before boot; `undefined` when it cannot be read (the replay says why once booted). */
+/**
+ * The persona a recording was made with, read before boot as the Agent will find it (a file from
+ * the current folder, else the project's); `undefined` when it cannot be read (the replay says why
+ * once booted).
+ */
 export async function recordedPersona(name: string, project: ProjectFiles): Promise<string | undefined> {
-  try {
-    return (await createRecordingLoader(project, localFiles())(name)).header.persona;
-  } catch {
-    return undefined;
+  for (const path of recordingPaths(name)) {
+    let text: string | undefined;
+    try {
+      text = existsSync(path) && statSync(path).isFile() ? readFileSync(path, 'utf8') : await project.read(path);
+    } catch {
+      continue;
+    }
+    try {
+      return parseRecording(text, path).header.persona;
+    } catch {
+      return undefined;
+    }
   }
+  return undefined;
 }
 
 /** The run's changes that wait for a person, oldest first (the order they build on each other). */

@@ -1,7 +1,7 @@
 /** `armature run FILE.py | -c CODE [--timeout MS] [--json]`: Python headless, its output streamed. */
 import { quote } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import type { CliIo } from './main.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
 /** `armature run`: execute_python through the ToolRunner, streaming output as it arrives. */

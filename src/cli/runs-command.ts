@@ -5,10 +5,10 @@
  * `armature agent --continue RUN "..."`.
  */
 import { oneLine, quote } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import type { AgentApi, RunSummary, TranscriptEntry } from '../../upgrades/agent/agent-contract.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import type { AgentApi, RunSummary, TranscriptEntry } from '../contracts/agent-contract.ts';
 import { toolFinishedLine } from './agent-follow.ts';
-import type { CliIo } from './main.ts';
+import { table, type CliIo } from './cli-io.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -109,10 +109,4 @@ function plain(text: string): string {
 
 function when(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
-}
-
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

@@ -60,7 +60,7 @@ export function dashboardBuildOptions(options: BuildOptions, outDir: string) {
   return {
     entryPoints: {
       main: join(options.root, 'src/dashboard/main.ts'),
-      'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker.ts'),
+      'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker/main.ts'),
     },
     outdir: outDir,
     bundle: true,
@@ -71,6 +71,8 @@ export function dashboardBuildOptions(options: BuildOptions, outDir: string) {
     minify: options.minify ?? true,
     sourcemap: options.sourcemap ?? true,
     metafile: true,
+    // Python shipped as `.py` files (the worker's prelude, ...) is imported as its text.
+    loader: { '.py': 'text' },
     external: BROWSER_EXTERNALS,
     conditions: ['browser', 'production'],
     logLevel: 'warning',

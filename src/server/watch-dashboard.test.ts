@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { notInBundle } from '../kernel/loader.ts';
+import { notInBundle } from '../kernel/boot/loader.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { until } from '../../test/helpers/until.ts';
 import { watchDashboard, type DashboardBuild } from './watch-dashboard.ts';
@@ -28,8 +28,10 @@ function project(): string {
   file('src/dashboard/main.ts', 'export const load = (folder: string) => import(`../../upgrades/${folder}/index.ts`);\n');
   file('src/dashboard/index.html', '<!doctype html><script type="module" src="./main.js"></script>\n');
   file('src/sandbox/browser-worker.ts', 'export {};\n');
-  file('upgrades/pyodide-runtime/worker.ts', 'export {};\n');
+  file('upgrades/pyodide-runtime/worker/main.ts', 'export {};\n');
   file('upgrades/first/index.ts', "export const metadata = { id: 'First' };\n");
+  // The bundles are ES modules, imported here as Node would import a page's.
+  file('package.json', '{ "type": "module" }\n');
   return root;
 }
 

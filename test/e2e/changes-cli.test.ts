@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { boot } from '../../src/index.ts';
-import { main, type CliIo } from '../../src/cli/main.ts';
+import { main } from '../../src/cli/main.ts';
+import type { CliIo } from '../../src/cli/cli-io.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import { SLUGIFY } from '../helpers/made-tool-fixtures.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

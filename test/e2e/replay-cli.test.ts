@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { boot } from '../../src/index.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
-import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
+import type { AgentApi } from '../../src/contracts/agent-contract.ts';
 import { NUMBERS_FILE, SUM_ANSWER, SUM_GOAL, sumScript } from '../helpers/agent-task.ts';
 import { DEFAULT_UPGRADES, withPersonas } from '../helpers/persona-overlay.ts';
 import { runCli } from '../helpers/run-cli.ts';

@@ -16,7 +16,7 @@ import {
   type TranscriptEntry,
   type RecordedExample,
   type ReplayReport,
-} from './agent-contract.ts';
+} from '../../src/contracts/agent-contract.ts';
 import type { RecordingLoader, ReplayWorkspace } from './replay/turn-model.ts';
 import { KEY_VARIABLES, redactDeep, type KeySource } from './keys.ts';
 import type { ToolCallOutcome, ToolCallRequest, TurnOutcome } from './loop.ts';

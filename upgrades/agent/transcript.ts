@@ -1,5 +1,5 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import { RUN_ID_PATTERN, type AgentUsage, type RunSummary, type TranscriptEntry } from './agent-contract.ts';
+import { RUN_ID_PATTERN, type AgentUsage, type RunSummary, type TranscriptEntry } from '../../src/contracts/agent-contract.ts';
 
 /** The workspace system area the transcripts live in. */
 export const RUNS_AREA = 'runs';

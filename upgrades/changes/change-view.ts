@@ -5,12 +5,12 @@
  * (code, reasons, test values) is bound as text: nothing of it is ever HTML.
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
-import type { ChangePresentation, ChangeRecord, ChangeTest } from '../../src/kernel/change-contract.ts';
+import type { ChangePresentation, ChangeRecord, ChangeTest } from '../../src/contracts/change-contract.ts';
 import { counted } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import { diffStats, lineDiff, type DiffRow } from './line-diff.ts';
 import { errorLine } from '../../src/kernel/errors.ts';
-import { statusLabel } from '../../src/kernel/change-history.ts';
+import { statusLabel } from '../../src/contracts/change-history.ts';
 
 /** What a person may do with one change on the widget. */
 export interface ChangeActions {

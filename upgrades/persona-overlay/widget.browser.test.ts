@@ -1,7 +1,7 @@
 // The persona overlay's card in Chromium, over a stand-in API whose overlay the test sets and the
 // bus the change path announces on: the real overlay drives it on the dashboard's end-to-end suite.
 import { expect } from 'chai';
-import type { ChangeRecord } from '../../src/kernel/change-contract.ts';
+import type { ChangeRecord } from '../../src/contracts/change-contract.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import { $, mount, report, settle, stateOf } from '../../test/helpers/widget-fixture.ts';
 import type { PersonaOverlayApi } from './index.ts';

@@ -5,7 +5,7 @@
  */
 import type { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware } from 'ai';
-import type { StepLine } from './recording-format.ts';
+import type { StepLine } from '../../../src/contracts/recording-format.ts';
 import { describeRequest } from './request-view.ts';
 
 /** Stream parts a recording keeps: what the model said. Metadata, raw chunks and the tool input's pieces (the tool call holds it whole) are left out. */

@@ -5,17 +5,11 @@
  */
 import { ArmatureError } from '../../../src/kernel/errors.ts';
 import type { ProjectFiles } from '../../../src/platform/platform.ts';
-import type { RecordedExample } from '../agent-contract.ts';
-import { parseRecording, type Recording } from './recording-format.ts';
+import type { RecordedExample } from '../../../src/contracts/agent-contract.ts';
+import { parseRecording, recordingPaths, type Recording } from '../../../src/contracts/recording-format.ts';
 
 /** The list of the shipped examples. */
 export const EXAMPLES_INDEX = 'examples/recorded.json';
-
-/** The files a recording name may mean: a `.jsonl` file as is; a folder's `recording.jsonl`. */
-export function recordingPaths(name: string): string[] {
-  const clean = name.replace(/\/+$/, '');
-  return clean.endsWith('.jsonl') ? [clean] : [`${clean}/recording.jsonl`, `${clean}.jsonl`];
-}
 
 /** Reads a local file's text, or `undefined` when there is none (Node only). */
 export type LocalFiles = (path: string) => string | undefined;

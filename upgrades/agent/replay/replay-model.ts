@@ -7,7 +7,7 @@
  */
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { ArmatureError } from '../../../src/kernel/errors.ts';
-import type { Recording, StepLine } from './recording-format.ts';
+import type { Recording, StepLine } from '../../../src/contracts/recording-format.ts';
 import { describeRequest, firstDifference, type Difference } from './request-view.ts';
 
 /** What a replay found that does not stop it (the system prompt or the tools changed since). */

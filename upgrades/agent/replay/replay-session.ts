@@ -5,7 +5,7 @@
  * card (which announces `change:activated`), then continues. The agent panel renders its state.
  */
 import type { EventRecord } from '../../../src/kernel/event-bus.ts';
-import type { AgentApi, RecordedExample, RunError } from '../agent-contract.ts';
+import type { AgentApi, RecordedExample, RunError } from '../../../src/contracts/agent-contract.ts';
 
 /** The events a replay session follows: its run's changes coming and going. */
 export const REPLAY_EVENTS = ['change:pending', 'change:activated', 'change:rejected'] as const;

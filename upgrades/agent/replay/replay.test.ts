@@ -10,12 +10,12 @@ import { memoryStore } from '../../../test/helpers/memory-platform.ts';
 import { scriptedMockModel, type MockTurn } from '../../../test/helpers/mock-model.ts';
 import { createToolRunner } from '../../tool-runner/tool-runner.ts';
 import { createWorkspace } from '../../workspace/workspace.ts';
-import type { RunResult } from '../agent-contract.ts';
+import type { RunResult } from '../../../src/contracts/agent-contract.ts';
 import { createAgent } from '../agent.ts';
 import { environmentKeys } from '../keys.ts';
 import { memorySettings } from '../settings.ts';
 import { TranscriptStore } from '../transcript.ts';
-import { parseRecording, RECORDING_VERSION } from './recording-format.ts';
+import { parseRecording, RECORDING_VERSION } from '../../../src/contracts/recording-format.ts';
 
 const KEY = 'sk-recorded-secret-0123456789';
 

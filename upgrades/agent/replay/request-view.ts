@@ -5,7 +5,7 @@
  * what the tools answered, not when or under which id.
  */
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import type { RecordedRequest } from './recording-format.ts';
+import type { RecordedRequest } from '../../../src/contracts/recording-format.ts';
 
 /** Keys whose values are times or durations: the same run gives others each time. */
 export const VOLATILE_KEYS: ReadonlySet<string> = new Set(['executionTime', 'durationMs', 'ms', 'at', 'mtime', 'activatedAt', 'decidedAt', 'endedAt', 'startedAt', 'updatedAt', 'createdAt', 'recordedAt']);

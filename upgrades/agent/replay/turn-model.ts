@@ -4,18 +4,10 @@
  */
 import type { LanguageModel } from 'ai';
 import { ArmatureError } from '../../../src/kernel/errors.ts';
-import type { AgentModelRef, ToolMode } from '../agent-contract.ts';
-import { recordingLine, RECORDING_FORMAT, RECORDING_VERSION, type Recording, type RecordingHeader, type RecordingLine } from './recording-format.ts';
+import type { AgentModelRef, ToolMode } from '../../../src/contracts/agent-contract.ts';
+import { recordingLine, RECORDING_FORMAT, RECORDING_VERSION, type Recording, type RecordingLine, type RecordingSink } from '../../../src/contracts/recording-format.ts';
 import { recordingModel } from './recording-model.ts';
 import { ReplayModel, type ReplayNotes } from './replay-model.ts';
-
-/** Where `run({ record })` writes a recording, line by line (each already masked). */
-export interface RecordingSink {
-  /** One line of the recording (JSON and a newline). */
-  write(line: string): void;
-  /** Fields the header gets besides those the run knows (a title, a description, a label, the workspace files). Default: none. */
-  header?: Pick<RecordingHeader, 'title' | 'description' | 'label' | 'workspace'>;
-}
 
 /** What a replay needs of the workspace: to write the files a recording starts from. */
 export interface ReplayWorkspace {

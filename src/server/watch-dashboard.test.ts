@@ -25,6 +25,7 @@ function project(): string {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);
   };
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the page's source, as text, holds the loader's template import
   file('src/dashboard/main.ts', 'export const load = (folder: string) => import(`../../upgrades/${folder}/index.ts`);\n');
   file('src/dashboard/index.html', '<!doctype html><script type="module" src="./main.js"></script>\n');
   file('src/sandbox/browser-worker.ts', 'export {};\n');

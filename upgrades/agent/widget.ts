@@ -5,7 +5,7 @@ import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import type { AgentApi, RecordedExample, RunError, RunSummary } from '../../src/contracts/agent-contract.ts';
 import { REPLAY_EVENTS, ReplaySession } from './replay/replay-session.ts';
-import { applyEvent, emptyView, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
+import { applyEvent, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
 import './settings-form.ts';
 import { formatUsage } from './transcript-view.ts';
 

@@ -17,7 +17,8 @@ export type LocalFiles = (path: string) => string | undefined;
 /** The local files of this process, in Node; nothing in browsers. */
 export function localFiles(): LocalFiles | undefined {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown; cwd?: () => string } }).process;
-  const fs = proc?.getBuiltinModule?.('node:fs') as typeof import('node:fs') | undefined;
+  // The two calls needed, typed here: this module is also part of the page, which has no Node types.
+  const fs = proc?.getBuiltinModule?.('node:fs') as { statSync(path: string): { isFile(): boolean }; readFileSync(path: string, encoding: 'utf8'): string } | undefined;
   if (!fs) return undefined;
   return (path) => {
     try {

@@ -45,6 +45,9 @@ export interface StartOptions {
   boot(): Promise<ArmatureSystem>;
 }
 
+/** The dashboard did not build (the build has said why). */
+class StartFailed extends Error {}
+
 /** A running dashboard: its URL with the token, and how to stop it. */
 export interface StartedDashboard {
   url: string;
@@ -66,17 +69,16 @@ export async function startDashboard(o: StartOptions, io: CliIo): Promise<Starte
   }
   const { projectRoot } = await import('../platform/node.ts');
   const outDir = fileURLToPath(dashboardDir);
-  if (fromSources) {
-    io.out('Building the dashboard with esbuild…');
-    const { buildDashboard } = await import('../server/build-dashboard.ts');
-    const build = await buildDashboard({ root: projectRoot, outDir });
-    io.out(`Built ${(build.bytes / 1024).toFixed(0)} KB in ${build.ms.toFixed(0)} ms.`);
-  }
-  const system = o.inBrowser ? undefined : await o.boot();
+  // From a checkout the dashboard is built from the sources, and rebuilt as they change.
+  const watch = fromSources ? await (await import('./dashboard-build.ts')).buildAndWatchDashboard(projectRoot, outDir, io) : undefined;
+  if (fromSources && !watch) throw new StartFailed();
+  let system: ArmatureSystem | undefined;
   let server: RunningServer;
   try {
+    system = o.inBrowser ? undefined : await o.boot();
     server = await startServer({ root: projectRoot, outDir, port, host: o.host, allowRemote: o.allowRemote, mcpServers: o.inBrowser ? o.mcpServers : undefined, system });
   } catch (e) {
+    await watch?.dispose();
     await system?.dispose();
     throw e;
   }
@@ -95,6 +97,7 @@ export async function startDashboard(o: StartOptions, io: CliIo): Promise<Starte
     ...(system ? { system } : {}),
     async close() {
       await server.close();
+      await watch?.dispose();
       await system?.dispose();
     },
   };
@@ -107,6 +110,8 @@ export async function runStartCommand(o: StartOptions, io: CliIo): Promise<numbe
     started = await startDashboard(o, io);
   } catch (e) {
     if (e instanceof UsageError) throw e;
+    // The build said what failed.
+    if (e instanceof StartFailed) return 1;
     io.err(`armature: ${describeError(e)}`);
     return /REMOTE/.test((e as { code?: string }).code ?? '') ? 2 : 1;
   }

@@ -38,9 +38,17 @@ export interface BuildOptions {
 /**
  * What a browser bundle of Armature leaves out: Node-only adapters are imported dynamically behind
  * an environment check and never run there; so is the MCP stdio transport, which spawns processes,
- * and OpenTelemetry's export (Node only, and only with an OTLP endpoint set).
+ * and OpenTelemetry's SDK and exporter (Node only, and only with an OTLP endpoint set). Not
+ * `@opentelemetry/api`: the AI SDK imports it in the page too (a no-op there), so it is bundled.
  */
-export const BROWSER_EXTERNALS = ['node:*', '@modelcontextprotocol/sdk/client/stdio.js', '@opentelemetry/*'];
+export const BROWSER_EXTERNALS = [
+  'node:*',
+  '@modelcontextprotocol/sdk/client/stdio.js',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  '@opentelemetry/context-async-hooks',
+];
 
 /**
  * Bundles the dashboard page (`src/dashboard/main.ts`), the Pyodide worker and the confined

@@ -31,6 +31,8 @@ export type { ModuleReport, UpgradeImporter } from './kernel/boot/loader.ts';
 export { readManifests } from './kernel/manifests.ts';
 export type { DeclaredTool, Manifests } from './kernel/manifests.ts';
 export type { Persona, ToolDeclaration, UpgradeEntry } from './kernel/manifest-schemas.ts';
+export { checkStatusSnapshot, STATUS_MAX_BYTES } from './kernel/status-snapshot.ts';
+export type { StatusSnapshot, StatusValue } from './kernel/status-snapshot.ts';
 export { TOOL_RUNNER_ID } from './kernel/tool-contract.ts';
 export type { ExecuteOptions, ToolExecutor, ToolFailure, ToolResult, ToolRunnerApi, ToolStats, ToolSuccess } from './kernel/tool-contract.ts';
 export type { EarlyStartContext, EarlyStartModule, ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from './kernel/upgrade.ts';

@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors.ts';
+import type { StatusSnapshot } from './status-snapshot.ts';
 
 /** Who asked for a tool call. `python` marks calls made through `call_tool` inside Python. */
 export type ToolCaller = 'agent' | 'python' | 'cli' | 'ui' | 'test' | (string & {});
@@ -43,6 +44,11 @@ export interface ArmatureEvents {
    * boot and the module go on: the factory starts what the early start would have begun.
    */
   'module:early-start-failed': { id: string; error: ErrorInfo };
+  /**
+   * A module's (or a part's) status snapshot changed: what its card shows, as plain data. Coalesced
+   * per module: at most one every ~100 ms, the latest state on the trailing edge.
+   */
+  'module:status': { id: string; status: StatusSnapshot };
   /** The loader finished booting a persona. */
   'system:booted': { persona: string; loaded: string[]; failed: string[]; durationMs: number };
   /**

@@ -4,6 +4,7 @@ import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
 import type { Platform } from '../platform/platform.ts';
 import type { ArmatureEventType, ToolCaller } from './events.ts';
 import type { ErrorInfo } from './errors.ts';
+import type { StatusSnapshot } from './status-snapshot.ts';
 
 /** Categories group widgets on the dashboard. */
 export type UpgradeCategory = 'agent' | 'core' | 'runtime' | 'tools' | 'storage' | 'knowledge';
@@ -93,12 +94,30 @@ export interface UpgradeContext {
    * `modules/` name runs; nothing an agent made is brought back into force at boot. Default: false.
    */
   safe: boolean;
+  /**
+   * Tells the kernel the module's status snapshot changed (`UpgradeInstance.status`), or with
+   * `part`, the snapshot of a part it runs (`UpgradeInstance.partStatus`). The kernel reads it and
+   * emits `module:status`, at most one per module every ~100 ms (the first change after a quiet
+   * spell at once, later ones coalesced on the trailing edge). Cheap: call it on every change.
+   */
+  statusChanged(part?: string): void;
 }
 
 /** What an upgrade's factory returns: a container instance plus the tools it implements. */
 export interface UpgradeInstance<Api = unknown> extends ModuleInstance<Api> {
   /** Handlers for the tools this upgrade implements, by tool name. Default: none. */
   tools?: Readonly<Record<string, ToolHandler>>;
+  /**
+   * What the module's card shows, as plain data (`StatusSnapshot`: JSON, at most 64 KiB, no
+   * secrets): the kernel reads it after `context.statusChanged()` and for `ArmatureSystem.status`.
+   * Default: none (the card renders from events alone).
+   */
+  status?(): StatusSnapshot;
+  /**
+   * The snapshot of a part the upgrade runs (`context.parts`) that has a card of its own, by the
+   * part's id; undefined when it has none. Default: none.
+   */
+  partStatus?(id: string): StatusSnapshot | undefined;
 }
 
 /** The shape of an upgrade's entry module (`upgrades/<folder>/index.ts`). */

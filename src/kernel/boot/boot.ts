@@ -7,6 +7,7 @@ import type { Persona } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
 import { defaultPlatform } from '../../platform/detect.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { StatusSnapshot } from '../status-snapshot.ts';
 
 /** Options of {@link boot}. */
 export interface BootOptions {
@@ -57,6 +58,12 @@ export interface ArmatureSystem {
   tools: ToolRunnerApi;
   /** Resolves a loaded module's API by id. */
   resolve<T = unknown>(id: string): Promise<T>;
+  /**
+   * The current status snapshot of a module, or of a part with a card of its own (an agent-made
+   * upgrade's `upgrade:<id>`): what its card shows, as plain data (`module:status` carries each
+   * change). Undefined for a module that reports none or is not loaded.
+   */
+  status(id: string): StatusSnapshot | undefined;
   /** Disposes every module, dependents first. */
   dispose(): Promise<void>;
   /** The same as `dispose()`, so `await using system = await boot()` disposes it at the end of the block. */
@@ -98,7 +105,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     durationMs: performance.now() - t0,
   });
   let disposed: Promise<void> | undefined;
-  const dispose = () => (disposed ??= root.dispose());
+  const dispose = () => (disposed ??= root.dispose().finally(() => loaded.statuses.dispose()));
   return {
     persona,
     safe,
@@ -108,6 +115,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     modules: loaded.reports,
     tools,
     resolve: (id) => loaded.container.resolve(id),
+    status: (id) => loaded.status(id),
     dispose,
     [Symbol.asyncDispose]: dispose,
   };

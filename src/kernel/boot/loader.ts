@@ -8,8 +8,10 @@ import type { Disposable } from '../lifecycle.ts';
 import type { Manifests } from '../manifests.ts';
 import type { Persona, UpgradeEntry } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
-import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeMetadata, UpgradeModule } from '../upgrade.ts';
+import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from '../upgrade.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { StatusSnapshot } from '../status-snapshot.ts';
+import { StatusBoard } from './status-board.ts';
 
 /**
  * Imports a module of an upgrade by its path in `modules/upgrades.json`: its `entry`
@@ -75,6 +77,10 @@ export interface LoadedPersona {
   /** Upgrade reports in load order, each followed by its parts; kept current as parts change. */
   reports: ModuleReport[];
   metadata: Map<string, UpgradeMetadata>;
+  /** The current status snapshot of a module or part (see `UpgradeInstance.status`), or undefined. */
+  status(id: string): StatusSnapshot | undefined;
+  /** The modules' snapshots: stops what is still to be published. */
+  statuses: StatusBoard;
 }
 
 /**
@@ -89,6 +95,19 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
   const reports = new Map<string, ModuleReport>();
   const metadata = new Map<string, UpgradeMetadata>();
   const importMs = new Map<string, number>();
+  /** The status sources of the loaded upgrades, by id. */
+  const instances = new Map<string, Pick<UpgradeInstance, 'status' | 'partStatus'>>();
+  /** The upgrade running each part that reported a status, by part id. */
+  const owners = new Map<string, string>();
+  const statuses = new StatusBoard({
+    publish: (id, status) => bus.emit('module:status', { id, status }),
+    sourceOf(id) {
+      const own = instances.get(id);
+      if (own) return own.status ? () => own.status!() : undefined;
+      const owner = instances.get(owners.get(id) ?? '');
+      return owner?.partStatus ? () => owner.partStatus!(id) : undefined;
+    },
+  });
 
   /** The tools the manifests declare for module `id`. */
   const toolsOf = (id: string) => [...manifests.tools.values()].filter((t) => t.module === id);
@@ -130,6 +149,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
   const partsOf = (parent: string): ModuleParts => {
     const entry = manifests.upgrades.get(parent)!;
     const upsert = (id: string, patch: Partial<ModuleReport>) => {
+      owners.set(id, parent);
       let r = parts.find((p) => p.id === id);
       if (!r) {
         r = { id, parent, state: 'failed', durationMs: 0, category: entry.category, widget: null, blueprint: entry.blueprint };
@@ -163,6 +183,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
         const i = parts.findIndex((p) => p.id === id);
         if (i < 0) return;
         const [r] = parts.splice(i, 1);
+        statuses.forget(id);
         if (published && published.indexOf(r!) >= 0) published.splice(published.indexOf(r!), 1);
         bus.emit('module:disposed', { id, parent });
       },
@@ -210,6 +231,10 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           configNumber: ((key: string, fallback?: number) => configNumber(config, entry.id, key, fallback)) as UpgradeContext['configNumber'],
           parts: partsOf(entry.id),
           safe: options.safe ?? false,
+          statusChanged: (part) => {
+            if (part !== undefined) owners.set(part, entry.id);
+            statuses.changed(part ?? entry.id);
+          },
         });
         const implemented = Object.keys(instance.tools ?? {});
         const declaredOnly = declared.map((t) => t.name).filter((n) => !implemented.includes(n));
@@ -220,6 +245,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           throw new ToolManifestMismatchError(entry.id, declaredOnly, implementedOnly);
         }
         let registration: Disposable | undefined;
+        instances.set(entry.id, instance);
         return {
           api: instance.api,
           init: async () => {
@@ -237,6 +263,9 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           },
           dispose: async () => {
             registration?.dispose();
+            instances.delete(entry.id);
+            statuses.forget(entry.id);
+            for (const [part, owner] of owners) if (owner === entry.id) statuses.forget(part);
             try {
               await instance.dispose?.();
             } finally {
@@ -261,7 +290,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
     }
   }
   published = order.flatMap((id) => [reports.get(id)!, ...parts.filter((p) => p.parent === id)]);
-  return { container, reports: published, metadata };
+  return { container, reports: published, metadata, status: (id) => statuses.read(id), statuses };
 }
 
 /** Persona upgrades ordered so that dependencies come first; ties keep the persona's order. */

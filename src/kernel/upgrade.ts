@@ -4,7 +4,6 @@ import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
 import type { Platform } from '../platform/platform.ts';
 import type { ArmatureEventType, ToolCaller } from './events.ts';
 import type { ErrorInfo } from './errors.ts';
-import type { StatusSnapshot } from './status-snapshot.ts';
 
 /** Categories group widgets on the dashboard. */
 export type UpgradeCategory = 'agent' | 'core' | 'runtime' | 'tools' | 'storage' | 'knowledge';
@@ -95,6 +94,11 @@ export interface UpgradeContext {
    */
   safe: boolean;
   /**
+   * The id this process goes by among the processes on its data folder (`BootOptions.process`),
+   * to record in what other processes read (a run's transcript, a change's caller). Default: none.
+   */
+  process?: string;
+  /**
    * Tells the kernel the module's status snapshot changed (`UpgradeInstance.status`), or with
    * `part`, the snapshot of a part it runs (`UpgradeInstance.partStatus`). The kernel reads it and
    * emits `module:status`, at most one per module every ~100 ms (the first change after a quiet
@@ -108,16 +112,17 @@ export interface UpgradeInstance<Api = unknown> extends ModuleInstance<Api> {
   /** Handlers for the tools this upgrade implements, by tool name. Default: none. */
   tools?: Readonly<Record<string, ToolHandler>>;
   /**
-   * What the module's card shows, as plain data (`StatusSnapshot`: JSON, at most 64 KiB, no
+   * What the module's card shows, as plain data (a `StatusSnapshot`: JSON, at most 64 KiB, no
    * secrets): the kernel reads it after `context.statusChanged()` and for `ArmatureSystem.status`.
-   * Default: none (the card renders from events alone).
+   * Default: none (the card renders from events alone). Typed `object` so an interface describing
+   * the snapshot fits; the kernel checks at run time that it is plain data.
    */
-  status?(): StatusSnapshot;
+  status?(): object;
   /**
    * The snapshot of a part the upgrade runs (`context.parts`) that has a card of its own, by the
    * part's id; undefined when it has none. Default: none.
    */
-  partStatus?(id: string): StatusSnapshot | undefined;
+  partStatus?(id: string): object | undefined;
 }
 
 /** The shape of an upgrade's entry module (`upgrades/<folder>/index.ts`). */

@@ -31,6 +31,12 @@ export interface BootOptions {
    * changes (`armature boot --safe`, the dashboard's `?safe`). Default: false.
    */
   safe?: boolean;
+  /**
+   * The id this process goes by among the processes on its data folder (the dashboard's Processes
+   * card): upgrades record it in what other processes read — a run's transcript, a change's
+   * caller — so a person can tell which process did what. Default: none.
+   */
+  process?: string;
 }
 
 /** A booted persona. */
@@ -95,6 +101,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     config: options.config,
     importer: options.importer,
     safe,
+    ...(options.process === undefined ? {} : { process: options.process }),
   });
   const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
   const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);

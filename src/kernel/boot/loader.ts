@@ -43,6 +43,11 @@ export interface ModuleReport {
   widget: string | null;
   /** For a part: the name its card shows (e.g. an agent-made upgrade's widget title). Default: its id. */
   title?: string;
+  /**
+   * The upgrade's folder under `upgrades/` (for a part, its upgrade's), where its `widget.ts` is:
+   * what a dashboard imports the widget from, wherever the system runs.
+   */
+  folder?: string;
   blueprint: string;
   error?: ErrorInfo;
   /** Module whose own failure made this one fail. */
@@ -69,6 +74,8 @@ export interface LoadOptions {
   importer?: UpgradeImporter;
   /** Safe mode, handed to every upgrade (see `UpgradeContext.safe`). Default: false. */
   safe?: boolean;
+  /** This process's id, handed to every upgrade (see `UpgradeContext.process`). Default: none. */
+  process?: string;
 }
 
 /** The persona scope the loader built. */
@@ -121,6 +128,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       category: entry.category,
       widget: metadata.get(id)?.widget ?? null,
       blueprint: entry.blueprint,
+      folder: folderOf(entry.entry),
     };
     reports.set(id, { ...base, ...patch });
   };
@@ -152,7 +160,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       owners.set(id, parent);
       let r = parts.find((p) => p.id === id);
       if (!r) {
-        r = { id, parent, state: 'failed', durationMs: 0, category: entry.category, widget: null, blueprint: entry.blueprint };
+        r = { id, parent, state: 'failed', durationMs: 0, category: entry.category, widget: null, blueprint: entry.blueprint, folder: folderOf(entry.entry) };
         parts.push(r);
         if (published) {
           const at = published.findLastIndex((m) => m.id === parent || m.parent === parent);
@@ -231,6 +239,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           configNumber: ((key: string, fallback?: number) => configNumber(config, entry.id, key, fallback)) as UpgradeContext['configNumber'],
           parts: partsOf(entry.id),
           safe: options.safe ?? false,
+          ...(options.process === undefined ? {} : { process: options.process }),
           statusChanged: (part) => {
             if (part !== undefined) owners.set(part, entry.id);
             statuses.changed(part ?? entry.id);
@@ -321,6 +330,11 @@ function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {
   if (m.category !== entry.category) problems.push(`category is ${m.category} in ${where} but ${entry.category} in modules/upgrades.json`);
   if (!same(m.events, entry.events)) problems.push(`events are [${(m.events ?? []).join(', ')}] in ${where} but [${entry.events.join(', ')}] in modules/upgrades.json`);
   if (problems.length) throw new ArmatureError('METADATA_MISMATCH', `[import] ${entry.id}: ${problems.join('; ')}`);
+}
+
+/** `tool-runner` of `upgrades/tool-runner/index.ts`. */
+function folderOf(entry: string): string {
+  return entry.split('/')[1] ?? entry;
 }
 
 function now(): number {

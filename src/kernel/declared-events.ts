@@ -33,6 +33,8 @@ export interface DeclaredEventRecord {
   owner: string;
   /** Marks a declared (run-time validated) event. */
   declared: true;
+  /** The process it came from (see `EventRecord.process`). */
+  process?: string;
 }
 
 /** What an upgrade holds after declaring its events; disposing it withdraws them. */

@@ -14,6 +14,11 @@ export interface EventRecord<K extends ArmatureEventType = ArmatureEventType> {
   at: number;
   /** Monotonic sequence number, unique per bus. */
   seq: number;
+  /**
+   * The process it came from, when a view attached to a data folder forwards another process's
+   * events (`ProcessInfo.id`); absent for the system the view is attached to.
+   */
+  process?: string;
 }
 
 /** Any recorded event: a typed one, or one declared at run time (`record.declared`). */

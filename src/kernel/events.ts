@@ -20,9 +20,10 @@ export type ToolCaller = 'agent' | 'python' | 'cli' | 'ui' | 'test' | (string & 
  * and lists their names in its `modules/upgrades.json` entry (`events`) and its metadata, which boot
  * checks agree. The events that code in src/ follows as well (the CLI, the MCP server) are declared
  * the same way, beside the shared contract they belong to in `src/contracts/`: the Python
- * runtime's `python:*` (`python-events.ts`), the Agent's `agent:*` and the change path's
- * `change:*`. Agent-made upgrades cannot be typed: they declare their events with a JSON Schema
- * and the bus validates them at run time (`declareEvents`, `declared-events.ts`).
+ * runtime's `python:*` (`python-events.ts`), the Agent's `agent:*`, the change path's `change:*`
+ * and the data folder's processes' `process:*` (`process-events.ts`). Agent-made upgrades cannot
+ * be typed: they declare their events with a JSON Schema and the bus validates them at run time
+ * (`declareEvents`, `declared-events.ts`).
  */
 export interface ArmatureEvents {
   /**
@@ -101,8 +102,8 @@ const OWN_PREFIXES = ['module', 'system', 'tool', 'python-tool', 'tool-bridge', 
 
 /**
  * The prefixes (before the `:`) reserved for the system's own events: the kernel's, and those of
- * the shared contracts in `src/contracts/` (`python`, `agent`, `change`). No upgrade may declare
+ * the shared contracts in `src/contracts/` (`python`, `agent`, `change`, `process`). No upgrade may declare
  * events under them (the built-in upgrades' own prefixes are reserved at boot from the manifests);
  * a declared event never reaches a typed handler anyway.
  */
-export const KERNEL_EVENT_PREFIXES = [...OWN_PREFIXES, 'python', 'agent', 'change'] as const;
+export const KERNEL_EVENT_PREFIXES = [...OWN_PREFIXES, 'python', 'agent', 'change', 'process'] as const;

@@ -1,20 +1,28 @@
 import { css, html, nothing, type TemplateResult } from 'lit';
 import type { EventRecord } from '../../src/kernel/event-bus.ts';
+import type { ProcessInfo } from '../../src/view/system-view.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
-import { formatRelative } from '../../src/widgets/relative-time.ts';
-import type { AgentApi, RunError, RunSummary } from '../../src/contracts/agent-contract.ts';
+import type { RunError, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
+import { PastRuns, processLabel } from './past-runs.ts';
 import { applyEvent, emptyView, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
+import type { AgentSnapshot } from './snapshot.ts';
 import './settings-form.ts';
-import { formatUsage } from './transcript-view.ts';
+import './transcript-view.ts';
+
+/** A run as the panel follows it: what it shows, and the process it runs in (another one's, when attached). */
+type Shown = RunView & { process?: string };
 
 /**
  * `<agent-widget>`: the agent panel. A goal box with Send and Stop, the model settings, the
- * streamed transcript of the run in view (a follow-up continues it), its tokens, and the past
- * runs to reopen. It renders what the Agent upgrade's events and API say; the loop lives there.
+ * streamed transcript of the run in view (a follow-up continues it; a run of another process on
+ * the data folder shows live too, with its process), its tokens, and the past runs to reopen. It
+ * renders the Agent's snapshot and its `agent:*` / `python:*` events, and acts through the
+ * person's tools (`start_run`, `stop_run`, `save_agent_settings`, `read_run`, `list_runs`); the
+ * loop lives in the Agent upgrade, wherever it runs.
  */
-export class AgentWidget extends ModuleWidget<AgentApi> {
-  static override properties = { ...ModuleWidget.properties, view: { state: true }, runs: { state: true }, version: { state: true }, refused: { state: true } };
+export class AgentWidget extends ModuleWidget<AgentSnapshot> {
+  static override properties = { ...ModuleWidget.properties, shown: { state: true }, version: { state: true }, refused: { state: true } };
   static override styles = [
     widgetStyles,
     css`
@@ -30,100 +38,125 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
       .runs .goal { flex: 1 1 14em; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
       .runs .meta { color: #4a5366; white-space: nowrap; }
       .runs button { font-size: 12px; padding: 1px 6px; }
+      .filters { display: flex; gap: 10px; flex-wrap: wrap; font-size: 12px; color: #4a5366; }
+      .filters select { font: inherit; font-size: 12px; }
+      .where { font-size: 12px; color: #4a5366; margin: 4px 0; }
       h4 { font-size: 12px; margin: 10px 0 2px; color: #4a5366; text-transform: uppercase; letter-spacing: 0.04em; }
     `,
   ];
 
-  declare view: RunView | undefined;
-  declare runs: RunSummary[];
+  /** The run in view. */
+  declare shown: Shown | undefined;
   declare version: number;
   /** A run the agent refused before it started (e.g. a follow-up of a run that is gone). */
   declare refused: RunError | undefined;
+  /** The run whose transcript is being read: its events wait in the history until it is. */
+  private loadingRun: string | undefined;
+  private readonly past = new PastRuns(this, () => this.view);
 
-  private readonly events = new BusController(this, () => this.bus, [...VIEW_EVENTS, 'agent:settings-changed'], (r) => this.onEvent(r as EventRecord));
+  private readonly events = new BusController(this, () => this.feed, [...VIEW_EVENTS, 'process:started', 'process:ended'], (r) => this.onEvent(r as EventRecord));
 
   constructor() {
     super();
-    this.runs = [];
     this.version = 0;
-  }
-
-  private get agent(): AgentApi | undefined {
-    return this.context?.api;
   }
 
   protected override onContext(): void {
     this.events.connect();
-    this.refreshRuns();
-  }
-
-  private refreshRuns(): void {
-    try {
-      this.runs = this.agent?.listRuns(10) ?? [];
-    } catch {
-      this.runs = [];
-    }
   }
 
   private onEvent(r: EventRecord): void {
-    if (r.type === 'agent:settings-changed') return;
+    if (r.type === 'process:started' || r.type === 'process:ended') return;
     if (r.type === 'agent:run-started') {
-      const p = r.payload as { runId: string; continued: boolean; goal: string };
-      if (this.view?.runId !== p.runId) {
-        // A run started elsewhere (or a reopened one continued): show it, with its history.
-        const prior = p.continued ? (this.agent?.readRun(p.runId) ?? []) : [];
-        const started = prior.findLastIndex((e) => e.type === 'started');
-        const done = prior.slice(started).some((e) => e.type === 'finished');
-        this.view = viewFromTranscript(p.runId, started >= 0 && !done ? prior.slice(0, started) : prior);
-      }
+      const p = r.payload as { runId: string; continued: boolean };
+      // A run started here or elsewhere (another process, another page): follow it, unless the
+      // person watches a run that is still going.
+      if (this.shown?.runId !== p.runId && !this.shown?.running && this.loadingRun !== p.runId) void this.follow(p.runId, p.continued, r.process);
     }
-    if (this.view && applyEvent(this.view, r)) this.version++;
-    if (r.type === 'agent:run-started' || r.type === 'agent:run-finished') this.refreshRuns();
+    if (r.payload && (r.payload as { runId?: string }).runId === this.loadingRun) return;
+    if (this.shown && applyEvent(this.shown, r)) this.version++;
+    if (r.type === 'agent:run-started' || r.type === 'agent:run-finished') void this.past.refresh();
+  }
+
+  /**
+   * Shows run `runId` as it goes: its earlier turns from its transcript (a follow-up's), then this
+   * turn's events from the history, then the live ones.
+   */
+  private async follow(runId: string, continued: boolean, process: string | undefined): Promise<void> {
+    let prior: TranscriptEntry[] = [];
+    if (continued) {
+      this.loadingRun = runId;
+      prior = (await this.readRun(runId)) ?? [];
+      if (this.loadingRun !== runId) return;
+      const started = prior.findLastIndex((e) => e.type === 'started');
+      const done = prior.slice(started).some((e) => e.type === 'finished');
+      if (started >= 0 && !done) prior = prior.slice(0, started);
+    }
+    const shown: Shown = { ...(continued ? viewFromTranscript(runId, prior) : emptyView(runId)), ...(process ? { process } : {}) };
+    const history = this.feed?.history(VIEW_EVENTS) ?? [];
+    const from = history.findLastIndex((e) => e.type === 'agent:run-started' && (e.payload as { runId: string }).runId === runId);
+    for (const e of from >= 0 ? history.slice(from) : []) applyEvent(shown, e as EventRecord);
+    this.loadingRun = undefined;
+    this.shown = shown;
+    this.version++;
+  }
+
+  private async readRun(runId: string): Promise<TranscriptEntry[] | undefined> {
+    const r = await this.call<{ entries: TranscriptEntry[] }>('read_run', { runId });
+    return r.ok ? r.value.entries : undefined;
   }
 
   getStatus(): WidgetStatus {
-    const settings = this.agent?.getSettings();
+    const s = this.snapshot;
+    const settings = s?.settings;
     const model = settings?.model ? `${settings.model.provider} · ${settings.model.model}` : 'no model set';
-    const last = this.view?.turns.at(-1)?.finished;
-    const running = this.agent?.activeRuns().length ?? 0;
+    const last = this.shown?.turns.at(-1)?.finished;
+    const running = s?.active.length ?? 0;
+    const runs = s?.runs.length ?? 0;
     return {
-      state: !this.agent ? 'disabled' : running ? 'active' : last?.reason === 'error' ? 'error' : last?.reason === 'max-steps' ? 'warning' : 'idle',
-      primaryMetric: running ? 'running' : `${this.runs.length === 10 ? '10+' : this.runs.length} run${this.runs.length === 1 ? '' : 's'}`,
+      state: this.context?.report.state === 'failed' || !s ? 'disabled' : running ? 'active' : last?.reason === 'error' ? 'error' : last?.reason === 'max-steps' ? 'warning' : 'idle',
+      primaryMetric: running ? 'running' : `${s?.moreRuns ? `${runs}+` : runs} run${runs === 1 ? '' : 's'}`,
       secondaryMetric: model,
-      lastActivity: this.runs[0]?.updatedAt,
+      lastActivity: s?.runs[0]?.updatedAt,
     };
   }
 
-  /** Sends the goal box: a follow-up of the run in view, or a new run. */
+  /** Sends the goal box: a follow-up of the run in view, or a new run (`start_run`). */
   async send(goal?: string): Promise<void> {
     const box = this.renderRoot.querySelector<HTMLTextAreaElement>('textarea');
     const text = (goal ?? box?.value ?? '').trim();
-    if (!this.agent || !text || this.view?.running) return;
+    if (!this.context || !text || this.shown?.running) return;
     if (box) box.value = '';
-    const runId = this.view && this.view.turns.length ? this.view.runId : undefined;
-    if (!runId) this.view = undefined;
+    // A follow-up continues a run of this system; a run of another process is watched, not continued here.
+    const runId = this.shown && this.shown.turns.length && !this.shown.process ? this.shown.runId : undefined;
+    if (!runId) this.shown = undefined;
     this.refused = undefined;
-    const result = await this.agent.run({ goal: text, ...(runId ? { runId } : {}) });
+    const r = await this.call<{ runId: string }>('start_run', { goal: text, ...(runId ? { runId } : {}) });
     // A run that never started has no events to show: say why here.
-    if (result.error && !this.started(result.runId)) this.refused = result.error;
-  }
-
-  private started(runId: string): boolean {
-    try {
-      return !!this.agent?.readRun(runId)?.length;
-    } catch {
-      return false;
+    if (!r.ok) {
+      this.failure = undefined;
+      this.refused = { code: r.error.code, message: r.error.message, ...(r.hint ? { hint: r.hint } : {}) };
     }
   }
 
+  /** Stops the run in view, in whichever process runs it. */
+  private stop(): void {
+    const s = this.shown;
+    if (s) void this.call('stop_run', { runId: s.runId, ...(s.process ? { process: s.process } : {}) });
+  }
+
   private newRun(): void {
-    this.view = undefined;
+    this.shown = undefined;
     this.renderRoot.querySelector<HTMLTextAreaElement>('textarea')?.focus();
   }
 
-  private reopen(runId: string): void {
-    const entries = this.agent?.readRun(runId);
-    if (entries) this.view = viewFromTranscript(runId, entries);
+  private async reopen(run: RunSummary): Promise<void> {
+    const entries = await this.readRun(run.runId);
+    if (!entries) return;
+    const shown: Shown = { ...viewFromTranscript(run.runId, entries), ...(run.process ? { process: run.process } : {}) };
+    // A run still going elsewhere keeps streaming into the view.
+    if (this.snapshot?.active.includes(run.runId) || run.reason === 'running') shown.running = !shown.turns.at(-1)?.finished;
+    this.shown = shown;
     this.version++;
   }
 
@@ -134,40 +167,32 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
     }
   }
 
-  private renderRuns(): TemplateResult | typeof nothing {
-    if (!this.runs.length) return nothing;
-    return html`<h4>Past runs</h4>
-      <ul class="runs" aria-label="past runs">
-        ${this.runs.map(
-          (r) => html`<li data-run=${r.runId}>
-            <span class="goal" title=${r.goal}>${r.goal}</span>
-            <span class="meta">${r.reason} · ${r.steps} step${r.steps === 1 ? '' : 's'} · ${formatUsage(r.usage)} · ${formatRelative(r.updatedAt)}</span>
-            <button type="button" data-control="open-run" aria-label="Open run: ${r.goal}" ?disabled=${this.view?.runId === r.runId} @click=${() => this.reopen(r.runId)}>Open</button>
-          </li>`,
-        )}
-      </ul>`;
+  private processes(): readonly ProcessInfo[] {
+    return this.view?.processes() ?? [];
   }
 
   protected override renderBody(): TemplateResult {
-    const settings = this.agent?.getSettings();
-    const running = !!this.view?.running;
-    const following = !!this.view?.turns.length;
+    const settings = this.snapshot?.settings;
+    const running = !!this.shown?.running;
+    const following = !!this.shown?.turns.length && !this.shown.process;
+    const where = processLabel(this.shown?.process, this.processes());
     return html`
       <details class="settings" ?open=${settings?.source === 'none'}>
         <summary>Model settings${settings?.model ? `: ${settings.model.provider} · ${settings.model.model}${settings.model.baseURL ? ` at ${settings.model.baseURL}` : ''}` : ' (none yet)'}</summary>
-        <agent-settings .agent=${this.agent}></agent-settings>
+        <agent-settings .view=${this.view} .settings=${settings}></agent-settings>
       </details>
       <label class="goal-label" for="goal">${following ? 'Follow-up (continues this run)' : 'Goal'}</label>
       <textarea id="goal" placeholder=${following ? 'Ask a follow-up about this run — Ctrl+Enter sends' : 'e.g. Add up the numbers in data/numbers.txt and write the sum to results/sum.txt — Ctrl+Enter sends'} @keydown=${this.onKeydown}></textarea>
       <div class="row">
-        <button type="button" data-control="send" ?disabled=${running || !this.agent} @click=${() => this.send()}>${following ? 'Send follow-up' : 'Send'}</button>
-        <button type="button" data-control="stop" ?disabled=${!running} @click=${() => this.agent?.abort(this.view?.runId)}>■ Stop</button>
-        ${following ? html`<button type="button" data-control="new-run" ?disabled=${running} @click=${() => this.newRun()}>New run</button>` : nothing}
+        <button type="button" data-control="send" ?disabled=${running || !this.context} @click=${() => this.send()}>${following ? 'Send follow-up' : 'Send'}</button>
+        <button type="button" data-control="stop" ?disabled=${!running} @click=${() => this.stop()}>■ Stop</button>
+        ${this.shown?.turns.length ? html`<button type="button" data-control="new-run" ?disabled=${running} @click=${() => this.newRun()}>New run</button>` : nothing}
         <span class="kbd">Ctrl/Cmd+Enter sends</span>
       </div>
       ${this.refused ? html`<p class="message" role="alert">${this.refused.message}${this.refused.hint ? ` ${this.refused.hint}` : ''}</p>` : nothing}
-      <agent-transcript .view=${this.view} .version=${this.version}></agent-transcript>
-      ${this.renderRuns()}
+      ${where ? html`<p class="where" data-process=${this.shown!.process!}>Run ${this.shown!.runId} in process ${where}</p>` : nothing}
+      <agent-transcript .view=${this.shown} .version=${this.version}></agent-transcript>
+      ${this.past.render(this.snapshot, this.shown?.runId, this.processes(), (r) => void this.reopen(r))}
     `;
   }
 }

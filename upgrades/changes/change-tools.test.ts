@@ -148,6 +148,12 @@ test('read_change shows a change as the dashboard does: record, actions, code an
   assert.equal(r.value.current?.code, 'second\n');
   assert.equal(r.value.previous?.code, 'first\n');
   assert.equal(v1.status, 'active', 'a person\'s own change needs no approval');
+  const listed = await call<{ items: ListedChange[] }>('list_changes', { present: true, limit: 1 });
+  assert.ok(listed.ok);
+  assert.equal(listed.value.items[0]!.current?.code, 'second\n', 'list_changes presents each change when asked');
+  assert.equal(listed.value.items[0]!.previous?.code, 'first\n');
+  const bare = await call<{ items: ListedChange[] }>('list_changes', { limit: 1 });
+  assert.ok(bare.ok && bare.value.items[0]!.current === undefined, 'and only then');
   const none = await call('read_change', { id: 'cffffffff' });
   assert.equal(!none.ok && none.error.code, 'CHANGE_NOT_FOUND');
 });

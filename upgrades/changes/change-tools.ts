@@ -6,15 +6,18 @@
  * is ever offered them. The change path refuses an agent's approval on its own as well.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import { CHANGE_KINDS, type ChangeKind, type ChangeRecord, type ChangesApi, type ChangeStatus } from '../../src/contracts/change-contract.ts';
+import { CHANGE_KINDS, type ChangeKind, type ChangePresentation, type ChangeRecord, type ChangesApi, type ChangeStatus } from '../../src/contracts/change-contract.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 
 /** What a person may do with a change now, as the dashboard offers it. */
 export type ChangeAction = 'approve' | 'reject' | 'rollback' | 'retire';
 
-/** One change of `list_changes`: its record and the decisions a person may take on it. */
-export type ListedChange = ChangeRecord & { actions: ChangeAction[] };
+/**
+ * One change of `list_changes`: its record and the decisions a person may take on it; with
+ * `present`, what its version shows and the version it was proposed over (`read_change`'s).
+ */
+export type ListedChange = ChangeRecord & { actions: ChangeAction[]; current?: ChangePresentation; previous?: ChangePresentation };
 
 /** Changes per page of `list_changes`. Default: 20. */
 export const DEFAULT_PAGE = 20;
@@ -51,6 +54,8 @@ export interface ListChangesArgs {
   process?: string;
   cursor?: string;
   limit?: number;
+  /** Each item with its presentation (code, and the version before). Default: false. */
+  present?: boolean;
 }
 
 /**
@@ -70,7 +75,12 @@ export function listChanges(changes: ChangesApi, args: ListChangesArgs): { items
   let i = from;
   for (; i < all.length && page.length < limit; i++) if (matches(all[i]!)) page.push(all[i]!);
   const more = page.length === limit && all.slice(i).some(matches);
-  const items = page.map((r) => ({ ...r, actions: actionsOf(r, changes.list({ kind: r.kind, target: r.target }), changes.active(r.kind, r.target)) }));
+  const items = page.map((r): ListedChange => {
+    const item: ListedChange = { ...r, actions: actionsOf(r, changes.list({ kind: r.kind, target: r.target }), changes.active(r.kind, r.target)) };
+    if (!args.present) return item;
+    const shown = changes.present(r.id);
+    return { ...item, ...(shown?.current ? { current: shown.current } : {}), ...(shown?.previous ? { previous: shown.previous } : {}) };
+  });
   return more ? { items, next_cursor: cursorOf(page.at(-1)!.id) } : { items };
 }
 

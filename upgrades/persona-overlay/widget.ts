@@ -1,22 +1,16 @@
 import { html, nothing } from 'lit';
-import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
-import { metadata, type PersonaOverlayApi } from './index.ts';
+import { metadata } from './index.ts';
+import type { PersonaOverlaySnapshot } from './snapshot.ts';
 
 /**
  * `<persona-overlay-widget>`: what an agent added to the persona in force — the agent-made upgrades
  * it runs, the tools it allows and denies — with the overlay's version and change. Its history,
- * approvals and rollbacks are on the changes widget. Updated from change events.
+ * approvals and rollbacks are on the changes widget. Rendered from the PersonaOverlay snapshot.
  */
-export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlayApi> {
-  private readonly changes = new BusController(this, () => this.bus, ['change:activated', 'change:rolled-back'], () => undefined);
-
-  protected override onContext(): void {
-    this.changes.connect();
-  }
-
+export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlaySnapshot> {
   getStatus(): WidgetStatus {
-    const o = this.context?.api?.overlay();
+    const o = this.snapshot?.overlay;
     return {
       state: this.context?.report.state === 'failed' ? 'error' : o ? 'active' : 'idle',
       primaryMetric: o ? `overlay v${o.version}` : 'no overlay',
@@ -25,7 +19,7 @@ export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlayApi> {
   }
 
   protected override renderBody() {
-    const o = this.context?.api?.overlay();
+    const o = this.snapshot?.overlay;
     if (!o) return html`<p class="empty">An agent extends its persona with what it built through update_persona; the persona files in modules/ are never rewritten.</p>`;
     const row = (label: string, items: string[]) => (items.length ? html`<tr><th>${label}</th><td>${items.join(', ')}</td></tr>` : nothing);
     return html`<table aria-label="persona overlay">

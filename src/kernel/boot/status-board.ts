@@ -63,7 +63,7 @@ export class StatusBoard {
       if (this.disposed || this.slots.get(id) !== s) return;
       s.lastAt = now();
       // Only a snapshot read now goes out: a broken one leaves the last good one in place.
-      const status = this.readNow(id);
+      const { status } = this.readNow(id);
       if (status) this.options.publish(id, status);
     };
     if (wait === 0) {
@@ -78,20 +78,21 @@ export class StatusBoard {
 
   /** The current snapshot of `id` (read now), or the last good one when it cannot be read; undefined when it has none. */
   read(id: string): StatusSnapshot | undefined {
-    return this.readNow(id) ?? this.slots.get(id)?.good;
+    const r = this.readNow(id);
+    return r.broken ? this.slots.get(id)?.good : r.status;
   }
 
-  /** The snapshot of `id` read and checked now, or undefined when it has none or it broke (reported). */
-  private readNow(id: string): StatusSnapshot | undefined {
+  /** The snapshot of `id` read and checked now; `broken` when it threw or broke the rules (reported). */
+  private readNow(id: string): { status?: StatusSnapshot; broken?: true } {
     const source = this.options.sourceOf(id);
-    if (!source) return undefined;
+    if (!source) return {};
     const s = this.slot(id);
     try {
       const raw = source();
-      if (raw === undefined) return undefined;
-      s.good = checkStatusSnapshot(id, raw);
+      // A module (or part) with nothing to show now, e.g. an agent-made upgrade that stopped.
+      s.good = raw === undefined ? undefined : checkStatusSnapshot(id, raw);
       s.problem = undefined;
-      return s.good;
+      return s.good ? { status: s.good } : {};
     } catch (e) {
       const problem = describeError(e);
       if (problem !== s.problem) {
@@ -99,7 +100,7 @@ export class StatusBoard {
         const hint = (e as { hint?: string }).hint;
         this.warn(`[status] ${id}'s status snapshot was not published: ${problem}${hint ? ` (${hint})` : ''}; its card keeps the last good one.`);
       }
-      return undefined;
+      return { broken: true };
     }
   }
 

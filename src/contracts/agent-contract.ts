@@ -103,7 +103,7 @@ export interface RunSummary {
   goal: string;
   /** The persona it ran under. */
   persona: string;
-  /** The process that ran it, when its system knew its process id (see `BootOptions.process`). */
+  /** The process that ran it, when its system knew its process id (see `BootOptions.processId`). */
   process?: string;
   startedAt: number;
   updatedAt: number;

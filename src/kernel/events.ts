@@ -21,7 +21,7 @@ export type ToolCaller = 'agent' | 'python' | 'cli' | 'ui' | 'test' | (string & 
  * checks agree. The events that code in src/ follows as well (the CLI, the MCP server) are declared
  * the same way, beside the shared contract they belong to in `src/contracts/`: the Python
  * runtime's `python:*` (`python-events.ts`), the Agent's `agent:*`, the change path's `change:*`
- * and the data folder's processes' `process:*` (`process-events.ts`). Agent-made upgrades cannot
+ * and the data folder's processes' `process:*` (`process-contract.ts`). Agent-made upgrades cannot
  * be typed: they declare their events with a JSON Schema and the bus validates them at run time
  * (`declareEvents`, `declared-events.ts`).
  */

@@ -94,10 +94,10 @@ export interface UpgradeContext {
    */
   safe: boolean;
   /**
-   * The id this process goes by among the processes on its data folder (`BootOptions.process`),
+   * The id this process goes by among the processes on its data folder (`BootOptions.processId`),
    * to record in what other processes read (a run's transcript, a change's caller). Default: none.
    */
-  process?: string;
+  processId?: string;
   /**
    * Tells the kernel the module's status snapshot changed (`UpgradeInstance.status`), or with
    * `part`, the snapshot of a part it runs (`UpgradeInstance.partStatus`). The kernel reads it and

@@ -10,9 +10,9 @@ import type { ArmatureEvents } from '../kernel/events.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import type { ToolDeclaration } from '../kernel/manifest-schemas.ts';
 import type { ToolResult } from '../kernel/tool-contract.ts';
-import type { ProcessInfo } from '../contracts/process-events.ts';
+import type { ProcessInfo } from '../contracts/process-contract.ts';
 
-export type { ProcessInfo, ProcessEndReason } from '../contracts/process-events.ts';
+export type { ProcessInfo, ProcessEndReason } from '../contracts/process-contract.ts';
 
 /** The events about the page itself: emitted on the page's side only (`SystemView.emitLocal`), never sent to a system. */
 export type PageEventType = 'widget:mounted' | 'widget:unmounted' | 'widget:action';

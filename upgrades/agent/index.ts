@@ -43,7 +43,7 @@ export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
     bus: ctx.bus,
     persona: ctx.persona,
     transcripts,
-    ...(ctx.process === undefined ? {} : { process: ctx.process }),
+    ...(ctx.processId === undefined ? {} : { process: ctx.processId }),
     keys,
     settings: node ? memorySettings() : browserSettings(globalThis.localStorage),
     python: deps.PythonTool as PythonForAgent | undefined,

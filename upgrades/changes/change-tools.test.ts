@@ -157,3 +157,15 @@ test('read_change shows a change as the dashboard does: record, actions, code an
   const none = await call('read_change', { id: 'cffffffff' });
   assert.equal(!none.ok && none.error.code, 'CHANGE_NOT_FOUND');
 });
+
+test('a change records the process that proposed it, and list_changes finds it by process', async () => {
+  const bus = createEventBus();
+  const workspace = await createWorkspace({ store: memoryStore(), bus });
+  const changes = createChanges({ area: workspace.area(CHANGES_AREA), bus, persona: persona('auto'), process: 'p-9' });
+  changes.registerKind({ kind: 'tool', targetOf: (c: Note) => c.name, gate: async () => ({ problems: [], tests: [{ args: {}, ok: true, ms: 1 }] }), activate: async () => undefined, deactivate: async () => undefined, present: (c: Note) => ({ code: c.text }) } as ChangeKindHandler<Note>);
+  const r = await changes.propose({ kind: 'tool', action: 'create', content: { name: 'delta', text: 'x' }, caller: 'agent' });
+  assert.equal(r.caller.process, 'p-9');
+  const tools = changeTools(changes);
+  assert.deepEqual((tools.list_changes!({ process: 'p-9' }, undefined as never) as { items: ChangeRecord[] }).items.map((x) => x.id), [r.id]);
+  assert.deepEqual((tools.list_changes!({ process: 'p-1' }, undefined as never) as { items: ChangeRecord[] }).items, []);
+});

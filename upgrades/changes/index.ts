@@ -28,7 +28,7 @@ export const factory: UpgradeModule<ChangesApi>['factory'] = (deps, ctx) => {
     persona: ctx.persona,
     maxTestValueChars: typeof ctx.config.maxTestValueChars === 'number' ? ctx.config.maxTestValueChars : undefined,
     safe: ctx.safe,
-    ...(ctx.process === undefined ? {} : { process: ctx.process }),
+    ...(ctx.processId === undefined ? {} : { process: ctx.processId }),
   });
   if (api.problems.length) console.warn(`[changes] skipped unreadable lineage lines: ${api.problems.slice(0, 5).join('; ')}`);
   for (const t of ['change:proposed', 'change:rejected', 'change:pending', 'change:approved', 'change:activated', 'change:superseded', 'change:rolled-back', 'change:load-failed'] as const) {

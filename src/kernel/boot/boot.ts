@@ -34,9 +34,10 @@ export interface BootOptions {
   /**
    * The id this process goes by among the processes on its data folder (the dashboard's Processes
    * card): upgrades record it in what other processes read — a run's transcript, a change's
-   * caller — so a person can tell which process did what. Default: none.
+   * caller — so a person can tell which process did what. Default: none (the id of the process's
+   * journal, once processes keep one there).
    */
-  process?: string;
+  processId?: string;
 }
 
 /** A booted persona. */
@@ -101,7 +102,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     config: options.config,
     importer: options.importer,
     safe,
-    ...(options.process === undefined ? {} : { process: options.process }),
+    ...(options.processId === undefined ? {} : { processId: options.processId }),
   });
   const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
   const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);

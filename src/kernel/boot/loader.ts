@@ -74,8 +74,8 @@ export interface LoadOptions {
   importer?: UpgradeImporter;
   /** Safe mode, handed to every upgrade (see `UpgradeContext.safe`). Default: false. */
   safe?: boolean;
-  /** This process's id, handed to every upgrade (see `UpgradeContext.process`). Default: none. */
-  process?: string;
+  /** This process's id, handed to every upgrade (see `UpgradeContext.processId`). Default: none. */
+  processId?: string;
 }
 
 /** The persona scope the loader built. */
@@ -239,7 +239,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           configNumber: ((key: string, fallback?: number) => configNumber(config, entry.id, key, fallback)) as UpgradeContext['configNumber'],
           parts: partsOf(entry.id),
           safe: options.safe ?? false,
-          ...(options.process === undefined ? {} : { process: options.process }),
+          ...(options.processId === undefined ? {} : { processId: options.processId }),
           statusChanged: (part) => {
             if (part !== undefined) owners.set(part, entry.id);
             statuses.changed(part ?? entry.id);

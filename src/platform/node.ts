@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { openDirectoryStore } from './directory-store.ts';
 import { openDirectoryCache } from './node-cache.ts';
 import { packageRoot } from './package-layout.ts';
-import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
+import type { Platform, ProjectFiles } from './platform.ts';
 
 /** The project root (the folder holding `modules/` and `blueprints/`), as a path. */
 export const projectRoot = fileURLToPath(packageRoot);

@@ -3,7 +3,7 @@ import { boot, type ArmatureSystem } from '../../src/index.ts';
 import { importUpgrade } from '../../src/kernel/boot/loader.ts';
 import { createBrowserPlatform } from '../../src/platform/browser.ts';
 import { localView } from '../../src/view/local-view.ts';
-import { ArmatureDashboard, COLLAPSED_KEY } from '../../src/widgets/dashboard.ts';
+import { type ArmatureDashboard, COLLAPSED_KEY } from '../../src/widgets/dashboard.ts';
 import { until } from '../helpers/until.ts';
 import { NOTES_INDEX_BLUEPRINT } from '../helpers/made-upgrade-fixtures.ts';
 

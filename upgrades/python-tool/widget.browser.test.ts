@@ -14,7 +14,7 @@ import { $, mount, report, settle, stateOf, text } from '../../test/helpers/widg
 /** What a run answers: execute_python's tool result. */
 type Run = (code: string, runId: string) => Promise<ToolResult<ExecutePythonValue>>;
 
-const okRun = (runId: string, v: Partial<ExecutePythonValue> = {}): ToolResult<ExecutePythonValue> => ({ ok: true, value: { value: null, stdout: '', stderr: '', executionTime: 1, ...v }, durationMs: 1 });
+const okRun = (v: Partial<ExecutePythonValue> = {}): ToolResult<ExecutePythonValue> => ({ ok: true, value: { value: null, stdout: '', stderr: '', executionTime: 1, ...v }, durationMs: 1 });
 
 function setup() {
   const view = recordedView();
@@ -24,7 +24,7 @@ function setup() {
     catalog: { tools: [{ name: 'execute_python', description: 'Run Python.' }], namespaces: [{ namespace: 'workspace', tools: ['read_file'] }] },
     packages: [],
   };
-  let next: Run = async (_c, runId) => okRun(runId);
+  let next: Run = async () => okRun();
   const interrupted: unknown[] = [];
   view.answer('execute_python', ({ args, options }) => next(String(args.code), options.callId!));
   view.answer('interrupt_python', ({ args }) => void interrupted.push(args.session));
@@ -113,7 +113,7 @@ describe('python-tool-widget', () => {
       f.view.emit('python:stdout', { runId, chunk: 'hello\n' });
       f.view.emit('python:stderr', { runId, chunk: 'careful\n' });
       await new Promise((r) => setTimeout(r, 50));
-      return okRun(runId, { value: { answer: 42 }, stdout: 'hello\n', stderr: 'careful\n', executionTime: 5 });
+      return okRun({ value: { answer: 42 }, stdout: 'hello\n', stderr: 'careful\n', executionTime: 5 });
     });
     await c.run('print("hello")');
     await settle(c);
@@ -158,9 +158,9 @@ describe('python-tool-widget', () => {
     const { f, c } = await mountedConsole();
     let release!: () => void;
     let ran = '';
-    f.onRun((code, runId) => {
+    f.onRun((code) => {
       ran = code;
-      return new Promise((r) => (release = () => r(okRun(runId))));
+      return new Promise((r) => (release = () => r(okRun())));
     });
     const ta = c.shadowRoot!.querySelector('textarea')!;
     ta.value = 'while True: pass';
@@ -189,7 +189,7 @@ describe('python-tool-widget', () => {
         f.view.emit('python:stdout', { runId, chunk: s });
         if (chunk % 10 === 0) await new Promise((r) => setTimeout(r, 0));
       }
-      return okRun(runId);
+      return okRun();
     });
     await c.run('for i in range(100000): print("line", i)');
     await settle(c);

@@ -3,7 +3,7 @@ import { WorkspaceWidget } from './widget.ts';
 import type { WorkspaceApi } from './contract.ts';
 import { bootTest } from '../../test/helpers/test-system.ts';
 import { until } from '../../test/helpers/until.ts';
-import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
+import { $, $$, mount, report, stateOf, text } from '../../test/helpers/widget-fixture.ts';
 
 /** The real Workspace (and ToolRunner) booted alone, and its widget on the system's view. */
 async function setup() {

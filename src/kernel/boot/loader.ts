@@ -1,5 +1,5 @@
 import { configNumber } from '../config-number.ts';
-import { Container } from '../container.ts';
+import type { Container } from '../container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
 import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from '../errors.ts';

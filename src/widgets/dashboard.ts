@@ -5,6 +5,7 @@ import type { WidgetContext } from './module-widget.ts';
 import { BusController } from './bus-controller.ts';
 import { StatusController } from './status-controller.ts';
 import './module-error-card.ts';
+import './processes-card.ts';
 
 /** Dashboard categories, in display order. */
 const CATEGORIES = ['agent', 'core', 'runtime', 'tools', 'storage', 'knowledge'] as const;
@@ -52,6 +53,7 @@ export class ArmatureDashboard extends LitElement {
     .toggle { font: inherit; font-size: 12px; border: 1px solid #cdd3de; background: #f4f6fa; border-radius: 4px; padding: 2px 8px; cursor: pointer; margin-bottom: 4px; }
     .toggle:focus-visible { outline: 2px solid #1f4fa8; outline-offset: 2px; }
     .collapsed-note { font-size: 12px; color: #4a5366; }
+    .processes { margin-bottom: 18px; }
     .safe { border: 1px solid #8a5a00; background: #fffaf0; border-radius: 8px; padding: 8px 12px; margin-bottom: 14px; }
     .safe ul { margin: 4px 0 0; padding-left: 18px; font-family: ui-monospace, monospace; font-size: 12px; }
   `;
@@ -166,7 +168,9 @@ export class ArmatureDashboard extends LitElement {
     const view = this.view;
     if (!view || !this.ready) return html`<p role="status">Loading widgets…</p>`;
     const modules = view.modules();
-    return html`${view.persona.safe ? this.renderSafeMode() : nothing}<div class="categories">${CATEGORIES.map((cat) => {
+    // A system attached from Node shows the other processes on its data folder first.
+    const processes = view.mode === 'attached' || view.processes().length > 0;
+    return html`${view.persona.safe ? this.renderSafeMode() : nothing}${processes ? html`<div class="processes"><processes-card .view=${view}></processes-card></div>` : nothing}<div class="categories">${CATEGORIES.map((cat) => {
       // A part that runs shows in its upgrade's widget unless it has a widget of its own (an
       // agent-made upgrade); a failed one takes a card of its own.
       const mods = [...modules].sort((a, b) => Number(LEAD_WIDGETS.has(b.widget ?? '')) - Number(LEAD_WIDGETS.has(a.widget ?? ''))).filter((m) => m.category === cat && (!m.parent || m.state === 'failed' || (m.widget && this.elements.has(m.id))));

@@ -1,8 +1,8 @@
 // Builds a bench page with esbuild, serves it with the dashboard server (cross-origin isolated),
 // opens it in the system Chromium and returns what the page leaves on window.__bench.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import * as esbuild from 'esbuild';
 import puppeteer, { type Page } from 'puppeteer-core';
 import { BROWSER_EXTERNALS } from '../../src/server/build-dashboard.ts';
@@ -11,13 +11,19 @@ import { projectRoot } from '../../src/platform/node.ts';
 
 export const chromeArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
-/** Opens `url` path of a server for `entry` (a page script) and runs `drive` against it. */
-export async function withBenchPage<T>(entry: string | undefined, drive: (page: Page, url: string) => Promise<T>): Promise<T> {
+/**
+ * Opens `url` path of a server for `entry` (a page script; the dashboard when undefined) and runs
+ * `drive` against it. Each of `pages` (more page scripts) is served beside it as
+ * `/dist/<name>.html`, on the same origin (so it shares the dashboard's IndexedDB).
+ */
+export async function withBenchPage<T>(entry: string | undefined, drive: (page: Page, url: string) => Promise<T>, pages: readonly string[] = []): Promise<T> {
   const outDir = mkdtempSync(join(tmpdir(), 'armature-bench-'));
   const entries: Record<string, string> = { 'pyodide-worker': join(projectRoot, 'upgrades/pyodide-runtime/worker/main.ts') };
   if (entry) entries.page = join(projectRoot, entry);
   else entries.main = join(projectRoot, 'src/dashboard/main.ts');
+  for (const p of pages) entries[basename(p, '.ts')] = join(projectRoot, p);
   await esbuild.build({ entryPoints: entries, outdir: outDir, bundle: true, splitting: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, loader: { '.py': 'text' }, external: BROWSER_EXTERNALS, logLevel: 'warning' });
+  for (const p of pages) writeFileSync(join(outDir, `${basename(p, '.ts')}.html`), `<!doctype html><meta charset="utf-8"><title>bench</title><body><script type="module" src="/dist/${basename(p, '.ts')}.js"></script></body>`);
   const html = entry
     ? '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="/dist/page.js"></script>'
     : readFileSync(join(projectRoot, 'src/dashboard/index.html'), 'utf8');

@@ -1,13 +1,13 @@
 /**
  * `armature changes`, `armature approve ID...`, `armature reject ID...`: the changes an agent made
- * to the system, and a person's decision on the pending ones (the command line is a person: the
- * change path accepts approvals from `cli` and `ui` only).
+ * to the system, and a person's decision on the pending ones. A decision goes through the
+ * person-only tools `approve_change` / `reject_change` as the caller `cli` (the command line is a
+ * person), as the dashboard's buttons go through them as `ui`.
  */
 import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../contracts/change-contract.ts';
 import { reportOf, statusLabel, versionLabel } from '../contracts/change-history.ts';
-import { describeError } from '../kernel/errors.ts';
 import { table, type CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
@@ -39,15 +39,16 @@ export async function runChangesCommand(sys: ArmatureSystem, command: (typeof CH
   let failed = 0;
   const done: ChangeRecord[] = [];
   for (const id of ids) {
-    try {
-      const r = command === 'approve' ? await changes.approve(id, { caller: 'cli' }) : await changes.reject(id, { caller: 'cli' });
-      done.push(r);
-      if (command === 'approve' && r.status !== 'active') failed++;
-      if (!json) io.out(command === 'approve' && r.status !== 'active' ? `${id}: approved, but ${reportOf(r) ?? `it is ${r.status}`}` : `${id}: ${command === 'approve' ? 'approved' : 'rejected'} — ${describe(r)} is ${r.status}`);
-    } catch (e) {
+    const result = await sys.tools.executeTool<ChangeRecord>(`${command}_change`, { id }, { caller: 'cli' });
+    if (!result.ok) {
       failed++;
-      io.err(`armature: ${id}: ${describeError(e)}${(e as { hint?: string }).hint ? `\nhint: ${(e as { hint?: string }).hint}` : ''}`);
+      io.err(`armature: ${id}: ${result.error.message}${result.hint ? `\nhint: ${result.hint}` : ''}`);
+      continue;
     }
+    const r = result.value;
+    done.push(r);
+    if (command === 'approve' && r.status !== 'active') failed++;
+    if (!json) io.out(command === 'approve' && r.status !== 'active' ? `${id}: approved, but ${reportOf(r) ?? `it is ${r.status}`}` : `${id}: ${command === 'approve' ? 'approved' : 'rejected'} — ${describe(r)} is ${r.status}`);
   }
   if (json) io.out(JSON.stringify(done, null, 2));
   return failed ? 1 : 0;

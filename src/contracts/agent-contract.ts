@@ -62,6 +62,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Records the model's side of this turn (a header first when it is the run's first turn). Default: not recorded. */
   record?: RecordingSink;
+  /**
+   * Called once the run has started (its `agent:run-started` went out), with its id, before the
+   * first model request: what a caller that does not wait for the answer needs (the dashboard's
+   * `start_run`). A run refused before it started (`RUN_BUSY`, `RUN_NOT_FOUND`) never calls it.
+   */
+  onStarted?(runId: string): void;
 }
 
 /** One tool call the model made, as the run result lists it. */
@@ -132,6 +138,10 @@ export interface RunSummary {
   runId: string;
   /** The first goal. */
   goal: string;
+  /** The persona it ran under. */
+  persona: string;
+  /** The process that ran it, when its system knew its process id (see `BootOptions.processId`). */
+  process?: string;
   startedAt: number;
   updatedAt: number;
   /** Goals: the first and each follow-up. */
@@ -189,7 +199,7 @@ export interface AgentApi {
 
 /** One line of a run's transcript (`.armature/runs/<runId>.jsonl`). */
 export type TranscriptEntry =
-  | { type: 'started'; at: number; runId: string; goal: string; persona: string; model?: AgentModelRef; toolMode: ToolMode; maxSteps: number; continued: boolean }
+  | { type: 'started'; at: number; runId: string; goal: string; persona: string; process?: string; model?: AgentModelRef; toolMode: ToolMode; maxSteps: number; continued: boolean }
   | { type: 'assistant'; at: number; step: number; text: string; message: unknown; finishReason: string; usage: AgentUsage }
   | { type: 'tool'; at: number; step: number; toolCallId: string; name: string; args: unknown; ok: boolean; durationMs: number; result: unknown; pythonRunId?: string }
   | { type: 'finished'; at: number; reason: AgentStopReason; steps: number; usage: AgentUsage; answer?: string; error?: RunError };

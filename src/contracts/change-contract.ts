@@ -44,6 +44,8 @@ export interface ChangeCaller {
   run?: string;
   /** The tool caller that asked (`agent`, `python`, `cli`, `ui`, `system` for the canary...). */
   via: ToolCaller;
+  /** The process that proposed it, when its system knew its process id (`BootOptions.processId`). */
+  process?: string;
 }
 
 /** One test of a version, as its gate ran it. */

@@ -4,6 +4,7 @@ import { boot } from '../kernel/boot/boot.ts';
 import { createEventBus } from '../kernel/event-bus.ts';
 import { describeError } from '../kernel/errors.ts';
 import { createBrowserPlatform } from '../platform/browser.ts';
+import { localView } from '../view/local-view.ts';
 import '../widgets/dashboard.ts';
 
 const params = new URLSearchParams(location.search);
@@ -45,7 +46,8 @@ try {
   });
   label.textContent = `persona ${sys.persona.id} — ${sys.persona.name}${sys.safe ? ' (safe mode)' : ''}`;
   app.replaceChildren();
-  render(html`<armature-dashboard .system=${sys}></armature-dashboard>`, app);
+  // The widgets see the system as a view: the same cards render a system attached from another process.
+  render(html`<armature-dashboard .view=${localView(sys)}></armature-dashboard>`, app);
   // For people poking around in devtools, and for the end-to-end tests.
   (globalThis as { armature?: unknown }).armature = sys;
 } catch (e) {

@@ -1,4 +1,5 @@
 import type { ErrorInfo } from './errors.ts';
+import type { StatusSnapshot } from './status-snapshot.ts';
 
 /** Who asked for a tool call. `python` marks calls made through `call_tool` inside Python. */
 export type ToolCaller = 'agent' | 'python' | 'cli' | 'ui' | 'test' | (string & {});
@@ -19,9 +20,10 @@ export type ToolCaller = 'agent' | 'python' | 'cli' | 'ui' | 'test' | (string & 
  * and lists their names in its `modules/upgrades.json` entry (`events`) and its metadata, which boot
  * checks agree. The events that code in src/ follows as well (the CLI, the MCP server) are declared
  * the same way, beside the shared contract they belong to in `src/contracts/`: the Python
- * runtime's `python:*` (`python-events.ts`), the Agent's `agent:*` and the change path's
- * `change:*`. Agent-made upgrades cannot be typed: they declare their events with a JSON Schema
- * and the bus validates them at run time (`declareEvents`, `declared-events.ts`).
+ * runtime's `python:*` (`python-events.ts`), the Agent's `agent:*`, the change path's `change:*`
+ * and the data folder's processes' `process:*` (`process-contract.ts`). Agent-made upgrades cannot
+ * be typed: they declare their events with a JSON Schema and the bus validates them at run time
+ * (`declareEvents`, `declared-events.ts`).
  */
 export interface ArmatureEvents {
   /**
@@ -43,6 +45,11 @@ export interface ArmatureEvents {
    * boot and the module go on: the factory starts what the early start would have begun.
    */
   'module:early-start-failed': { id: string; error: ErrorInfo };
+  /**
+   * A module's (or a part's) status snapshot changed: what its card shows, as plain data. Coalesced
+   * per module: at most one every ~100 ms, the latest state on the trailing edge.
+   */
+  'module:status': { id: string; status: StatusSnapshot };
   /** The loader finished booting a persona. */
   'system:booted': { persona: string; loaded: string[]; failed: string[]; durationMs: number };
   /**

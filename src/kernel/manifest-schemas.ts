@@ -177,6 +177,14 @@ export const ToolDeclarationSchema = z.strictObject({
    * under a namespace, whose names are `<namespace>.<tool>`. Default: from the module id.
    */
   namespace: z.string().regex(TOOL_NAMESPACE, 'a namespace in snake_case').optional(),
+  /**
+   * `person`: a person's power (approve, reject, roll back a change; interrupt the console): the
+   * ToolRunner runs it only for the callers `ui` (the dashboard) and `cli` (the command line), and
+   * it is never offered to agents, MCP clients, Python's `call_tool` or skills. The persona's
+   * allow-list (which says what its agents may call) does not apply to it. Default: every caller
+   * the allow-list admits.
+   */
+  audience: z.enum(['person'], { error: '"person", or leave it out' }).optional(),
 });
 
 /** A tool manifest file. */

@@ -8,6 +8,17 @@ import type { ToolCallContext } from './upgrade.ts';
 /** Id of the upgrade that runs tools; upgrades that implement tools depend on it. */
 export const TOOL_RUNNER_ID = 'ToolRunner';
 
+/** The callers that are a person: the dashboard (`ui`) and the command line (`cli`). */
+export const PERSON_CALLERS: readonly ToolCaller[] = ['ui', 'cli'];
+
+/** Whether `caller` is a person, who may call tools declared with `audience: "person"`. */
+export function isPersonCaller(caller: ToolCaller | undefined): boolean {
+  return caller === 'ui' || caller === 'cli';
+}
+
+/** The hint of a person-only tool refused to anyone else. */
+export const PERSON_ONLY_HINT = 'approve it on the dashboard or with armature approve';
+
 /** A successful tool call. */
 export interface ToolSuccess<T = unknown> {
   ok: true;
@@ -81,9 +92,12 @@ export interface ToolRunnerApi {
   executeTool<T = unknown>(name: string, args?: unknown, options?: ExecuteOptions): Promise<ToolResult<T>>;
   /**
    * Declarations of registered tools the persona (or any allow-list: `EVERY_TOOL` for all of
-   * them) allows. Default persona: the booted one.
+   * them) allows — what agents, MCP clients and Python are offered. Person-only tools
+   * (`audience: "person"`) are left out unless `audience` is `person`: then they come too, whatever
+   * the allow-list (what the dashboard and the command line may call). Default persona: the booted
+   * one; default audience: agents.
    */
-  getToolDeclarations(options?: { persona?: AllowList }): ToolDeclaration[];
+  getToolDeclarations(options?: { persona?: AllowList; audience?: 'agent' | 'person' }): ToolDeclaration[];
   /** Whether a tool is registered (allowed or not). */
   hasTool(name: string): boolean;
   /** The declaration of a registered tool (allowed or not; its first registration's), or `undefined`. */

@@ -93,12 +93,36 @@ export interface UpgradeContext {
    * `modules/` name runs; nothing an agent made is brought back into force at boot. Default: false.
    */
   safe: boolean;
+  /**
+   * The id this process goes by among the processes on its data folder (`BootOptions.processId`),
+   * to record in what other processes read (a run's transcript, a change's caller). Default: none.
+   */
+  processId?: string;
+  /**
+   * Tells the kernel the module's status snapshot changed (`UpgradeInstance.status`), or with
+   * `part`, the snapshot of a part it runs (`UpgradeInstance.partStatus`). The kernel reads it and
+   * emits `module:status`, at most one per module every ~100 ms (the first change after a quiet
+   * spell at once, later ones coalesced on the trailing edge). Cheap: call it on every change.
+   */
+  statusChanged(part?: string): void;
 }
 
 /** What an upgrade's factory returns: a container instance plus the tools it implements. */
 export interface UpgradeInstance<Api = unknown> extends ModuleInstance<Api> {
   /** Handlers for the tools this upgrade implements, by tool name. Default: none. */
   tools?: Readonly<Record<string, ToolHandler>>;
+  /**
+   * What the module's card shows, as plain data (a `StatusSnapshot`: JSON, at most 64 KiB, no
+   * secrets): the kernel reads it after `context.statusChanged()` and for `ArmatureSystem.status`.
+   * Default: none (the card renders from events alone). Typed `object` so an interface describing
+   * the snapshot fits; the kernel checks at run time that it is plain data.
+   */
+  status?(): object;
+  /**
+   * The snapshot of a part the upgrade runs (`context.parts`) that has a card of its own, by the
+   * part's id; undefined when it has none. Default: none.
+   */
+  partStatus?(id: string): object | undefined;
 }
 
 /** The shape of an upgrade's entry module (`upgrades/<folder>/index.ts`). */

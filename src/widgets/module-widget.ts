@@ -1,7 +1,10 @@
 import { LitElement, css, html, nothing, type CSSResultGroup, type TemplateResult } from 'lit';
-import type { EventBus } from '../kernel/event-bus.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
+import type { ToolResult } from '../kernel/tool-contract.ts';
+import type { SystemView, ViewCallOptions } from '../view/system-view.ts';
+import type { EventFeed } from './bus-controller.ts';
 import { RelativeTimeController, formatRelative } from './relative-time.ts';
+import { StatusController } from './status-controller.ts';
 
 /** States a widget can show; each has an icon and a word, never colour alone. */
 export type WidgetState = 'loading' | 'idle' | 'active' | 'warning' | 'error' | 'disabled';
@@ -30,12 +33,15 @@ export interface WidgetControl {
   disabled?: boolean;
 }
 
-/** What the dashboard hands each widget. */
-export interface WidgetContext<Api = unknown> {
-  bus: EventBus;
+/**
+ * What the dashboard hands each widget: the system as a view — its events, its modules' status
+ * snapshots and its tools — never a module's API, so one widget renders a system in this page or
+ * in another process alike.
+ */
+export interface WidgetContext {
+  view: SystemView;
+  /** The module (or part) the card shows; its snapshot is `view.status(moduleId)`. */
   moduleId: string;
-  /** The module's API (undefined when it failed to load). */
-  api: Api | undefined;
   report: ModuleReport;
   /** The name on the card. Default: `report.title`, else `moduleId`. */
   title?: string;
@@ -79,17 +85,50 @@ export const widgetStyles = css`
 
 /**
  * Base class of every module widget. Subclasses implement `getStatus()`, optionally
- * `getControls()` and `renderBody()`, and take their data from bus events through a
- * `BusController`. Widgets render state; they hold no business logic.
+ * `getControls()` and `renderBody()`; they render their module's status snapshot (`snapshot`,
+ * kept current by a `StatusController`) and the events that change it (a `BusController` over
+ * `feed`), and act only through tool calls (`call`), as the person at the page. Widgets render
+ * state; they hold no business logic.
  */
-export abstract class ModuleWidget<Api = unknown> extends LitElement {
+export abstract class ModuleWidget<Snapshot = unknown> extends LitElement {
   static override styles: CSSResultGroup = widgetStyles;
-  static override properties = { context: { attribute: false } };
+  static override properties = { context: { attribute: false }, failure: { state: true } };
 
   /** Set by the dashboard (or a test) before or after connecting. */
-  declare context: WidgetContext<Api> | undefined;
+  declare context: WidgetContext | undefined;
+  /** What the last call that failed answered, shown on the card until the next call succeeds. */
+  declare failure: string | undefined;
 
   protected readonly clock = new RelativeTimeController(this);
+  private readonly snapshotFeed = new StatusController<Snapshot>(this, () => this.context && { view: this.context.view, moduleId: this.context.moduleId });
+
+  /** The module's latest status snapshot, or undefined before its first one. */
+  protected get snapshot(): Snapshot | undefined {
+    return this.snapshotFeed.value;
+  }
+
+  /** The system, once the context is set. */
+  protected get view(): SystemView | undefined {
+    return this.context?.view;
+  }
+
+  /** The view's events, once the context is set: what a `BusController` subscribes to. */
+  protected get feed(): EventFeed | undefined {
+    return this.context?.view.events;
+  }
+
+  /**
+   * Calls a tool as the person at this page. Never throws; a failure is also kept in `failure`
+   * (shown on the card with its hint) until a later call succeeds.
+   */
+  protected async call<T = unknown>(name: string, args: Record<string, unknown> = {}, options?: ViewCallOptions): Promise<ToolResult<T>> {
+    const view = this.view;
+    const result: ToolResult<T> = view
+      ? await view.callTool<T>(name, args, options)
+      : { ok: false, error: { code: 'NO_VIEW', message: `[widget] ${this.localName} has no system to call ${name} on yet` }, durationMs: 0 };
+    this.failure = result.ok ? undefined : `${result.error.message}${result.hint ? ` ${result.hint}` : ''}`;
+    return result;
+  }
 
   /** The widget's status contract. */
   abstract getStatus(): WidgetStatus;
@@ -104,13 +143,8 @@ export abstract class ModuleWidget<Api = unknown> extends LitElement {
     return nothing;
   }
 
-  /** The bus, once the context is set. */
-  protected get bus(): EventBus | undefined {
-    return this.context?.bus;
-  }
-
   /** The context `widget:mounted` was emitted for, until `widget:unmounted`. */
-  private announced: WidgetContext<Api> | undefined;
+  private announced: WidgetContext | undefined;
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -125,6 +159,7 @@ export abstract class ModuleWidget<Api = unknown> extends LitElement {
   protected override willUpdate(changed: Map<PropertyKey, unknown>): void {
     // Controllers subscribe on connect; a context that arrives later connects them now.
     if (changed.has('context')) {
+      this.snapshotFeed.connect();
       this.onContext();
       this.announce();
     }
@@ -135,20 +170,20 @@ export abstract class ModuleWidget<Api = unknown> extends LitElement {
     if (!this.isConnected || !this.context || this.announced === this.context) return;
     this.unannounce();
     this.announced = this.context;
-    this.context.bus.emit('widget:mounted', { module: this.context.moduleId, tag: this.localName });
+    this.context.view.emitLocal('widget:mounted', { module: this.context.moduleId, tag: this.localName });
   }
 
   private unannounce(): void {
     const was = this.announced;
     this.announced = undefined;
-    if (was) was.bus.emit('widget:unmounted', { module: was.moduleId, tag: this.localName });
+    if (was) was.view.emitLocal('widget:unmounted', { module: was.moduleId, tag: this.localName });
   }
 
   /** Called when the context is set or replaced. */
   protected onContext(): void {}
 
   private async runControl(c: WidgetControl): Promise<void> {
-    if (this.context) this.context.bus.emit('widget:action', { module: this.context.moduleId, action: c.id });
+    if (this.context) this.context.view.emitLocal('widget:action', { module: this.context.moduleId, action: c.id });
     await c.action();
     this.requestUpdate();
   }
@@ -165,6 +200,7 @@ export abstract class ModuleWidget<Api = unknown> extends LitElement {
       <div class="metrics"><span class="primary">${s.primaryMetric}</span><span class="secondary">${s.secondaryMetric}</span></div>
       <div class="activity">Last activity: <time datetime=${s.lastActivity ? new Date(s.lastActivity).toISOString() : nothing}>${formatRelative(s.lastActivity)}</time></div>
       ${s.message ? html`<p class="message" role=${s.state === 'error' ? 'alert' : nothing}>${s.message}</p>` : nothing}
+      ${this.failure ? html`<p class="message failure" role="alert">${this.failure}</p>` : nothing}
       ${this.renderControls()}
       <div class="body">${this.renderBody()}</div>
     </section>`;

@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { localView } from '../../src/view/local-view.ts';
 import '../../src/widgets/dashboard.ts';
 import type { ArmatureDashboard } from '../../src/widgets/dashboard.ts';
 import { browserKeyName } from '../../upgrades/agent/keys.ts';
@@ -27,7 +28,7 @@ describe('the agent panel', () => {
 
   async function mount(): Promise<void> {
     dash = document.createElement('armature-dashboard') as ArmatureDashboard;
-    dash.system = sys;
+    dash.view = localView(sys);
     document.body.append(dash);
     await until(() => `the panel (failed modules: ${JSON.stringify(sys.modules.filter((m) => m.state === 'failed'))})`, () => !!dash.shadowRoot?.querySelector('[data-module=Agent] agent-widget'), 60_000);
     await (panel() as unknown as { updateComplete: Promise<void> }).updateComplete;

@@ -2,13 +2,15 @@ import { expect } from 'chai';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import { importUpgrade } from '../../src/kernel/boot/loader.ts';
 import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { localView } from '../../src/view/local-view.ts';
 import { type ArmatureDashboard, COLLAPSED_KEY } from '../../src/widgets/dashboard.ts';
 import { until } from '../helpers/until.ts';
+import { NOTES_INDEX_BLUEPRINT } from '../helpers/made-upgrade-fixtures.ts';
 
 
 async function mountDashboard(sys: ArmatureSystem): Promise<ArmatureDashboard> {
   const el = document.createElement('armature-dashboard') as ArmatureDashboard;
-  el.system = sys;
+  el.view = localView(sys);
   document.body.append(el);
   await until('the dashboard\'s categories', () => !!el.shadowRoot?.querySelector('section.category'));
   await el.updateComplete;
@@ -72,5 +74,34 @@ describe('armature-dashboard', () => {
     await until('live.txt in the workspace widget', () => (ws.shadowRoot!.textContent ?? '').includes('live.txt'));
     el.remove();
     expect(sys.bus.listenerCount()).to.equal(before);
+  });
+});
+
+describe('armature-dashboard layout', () => {
+  it('puts the agent panel first at full width, above the fold, however long the changes list grows', async () => {
+    const sys = await boot({ platform: createBrowserPlatform({ dbPrefix: `dash-layout-${Date.now()}` }), config: { PyodideRuntime: { autoStart: false } } });
+    try {
+      // A person's own blueprints come into force at once: 30 changes for the list.
+      for (let i = 0; i < 30; i++) {
+        const r = await sys.tools.executeTool('create_blueprint', { ...NOTES_INDEX_BLUEPRINT, target: `notes-${i}` }, { caller: 'ui' });
+        expect(r.ok, JSON.stringify(r)).to.equal(true);
+      }
+      const el = await mountDashboard(sys);
+      const agentSection = el.shadowRoot!.querySelector('section.category[aria-label="agent modules"]')!;
+      const slots = [...agentSection.querySelectorAll('.slot')];
+      expect(slots[0]!.getAttribute('data-module')).to.equal('Agent');
+      expect(slots[0]!.hasAttribute('data-lead')).to.equal(true);
+      const changes = el.shadowRoot!.querySelector('changes-widget')!;
+      await until('the first page of changes', () => (changes.shadowRoot?.querySelectorAll('li.change').length ?? 0) === 20);
+      const panel = slots[0]!.getBoundingClientRect();
+      expect(panel.top, 'the panel starts on the first screen').to.be.below(window.innerHeight);
+      expect(Math.round(panel.width), 'full width').to.equal(Math.round(agentSection.getBoundingClientRect().width));
+      const card = slots.find((s) => s.getAttribute('data-module') === 'Changes')!.getBoundingClientRect();
+      expect(card.top, 'the changes list comes after the panel').to.be.at.least(panel.bottom);
+      expect(changes.shadowRoot!.querySelector('.scroll')!.getBoundingClientRect().height, 'the list scrolls inside its card').to.be.at.most(Math.max(720, window.innerHeight * 0.7) + 1);
+      el.remove();
+    } finally {
+      await sys.dispose();
+    }
   });
 });

@@ -8,9 +8,10 @@ export async function mount<T extends LitElement>(el: T): Promise<T> {
   return el;
 }
 
-/** Waits for pending renders (including ones requested by events). */
+/** Waits for pending renders, including ones events asked for (widgets render them on the next animation frame). */
 export async function settle(el: LitElement): Promise<void> {
   await new Promise((r) => setTimeout(r, 0));
+  await new Promise((r) => requestAnimationFrame(r));
   await el.updateComplete;
 }
 

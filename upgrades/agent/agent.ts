@@ -61,6 +61,8 @@ export interface AgentOptions {
   examples?: () => Promise<RecordedExample[]>;
   /** Where a replay writes the files its recording starts from. Default: none. */
   workspace?: ReplayWorkspace;
+  /** This process's id among the processes on its data folder, recorded in each run's transcript. Default: none. */
+  process?: string;
 }
 
 const ZERO = { inputTokens: 0, outputTokens: 0 };
@@ -261,9 +263,14 @@ export function createAgent(options: AgentOptions): AgentApi {
       active.set(runId, { controller });
       const modelRef = model?.provider && model.model ? (model as AgentModelRef) : undefined;
       const firstStep = prior.filter((e) => e.type === 'assistant').reduce((n, e) => Math.max(n, (e as { step: number }).step), 0) + 1;
-      const started: TranscriptEntry = { type: 'started', at: Date.now(), runId, goal: opts.goal, persona: persona.id, ...(modelRef ? { model: modelRef } : {}), toolMode, maxSteps, continued };
+      const started: TranscriptEntry = { type: 'started', at: Date.now(), runId, goal: opts.goal, persona: persona.id, ...(options.process ? { process: options.process } : {}), ...(modelRef ? { model: modelRef } : {}), toolMode, maxSteps, continued };
       record(started);
       emit('agent:run-started', { runId, goal: opts.goal, persona: persona.id, ...(modelRef ? { model: modelRef } : {}), toolMode, maxSteps, continued });
+      try {
+        opts.onStarted?.(runId);
+      } catch {
+        // The caller's own affair: the run goes on.
+      }
       const toolCalls: RunToolCall[] = [];
       const messages: unknown[] = [];
       let outcome: TurnOutcome;

@@ -1,15 +1,16 @@
-import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { isNode } from '../../src/platform/detect.ts';
 import type { WorkspaceApi } from '../workspace/contract.ts';
-import type { AgentApi } from '../../src/contracts/agent-contract.ts';
+import type { AgentApi, RecordedExample } from '../../src/contracts/agent-contract.ts';
 import { createAgent, type PythonForAgent } from './agent.ts';
 import { browserKeys, environmentKeys } from './keys.ts';
 import type { ModelFactory } from './providers.ts';
 import { browserSettings, memorySettings } from './settings.ts';
-import { checkRunId, RUNS_AREA, TranscriptStore } from './transcript.ts';
+import { RUNS_AREA, TranscriptStore } from './transcript.ts';
 import { createRecordingLoader, listExamples, localFiles } from './replay/recordings.ts';
+import { agentTools } from './run-tools.ts';
+import { agentSnapshot } from './snapshot.ts';
 
 export type { AgentApi, AgentSettings, RecordedExample, Recording, RecordingSink, ReplayReport, RunOptions, RunResult, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
 
@@ -38,11 +39,13 @@ export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
     : browserKeys(globalThis.localStorage);
   const workspace = deps.Workspace as WorkspaceApi;
   const loadRecording = createRecordingLoader(ctx.platform.project, localFiles());
+  const transcripts = new TranscriptStore(workspace.area(RUNS_AREA));
   const api = createAgent({
     runner: deps.ToolRunner as ToolRunnerApi,
     bus: ctx.bus,
     persona: ctx.persona,
-    transcripts: new TranscriptStore(workspace.area(RUNS_AREA)),
+    transcripts,
+    ...(ctx.processId === undefined ? {} : { process: ctx.processId }),
     keys,
     settings: node ? memorySettings() : browserSettings(globalThis.localStorage),
     python: deps.PythonTool as PythonForAgent | undefined,
@@ -53,17 +56,21 @@ export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
     examples: () => listExamples(ctx.platform.project, loadRecording),
     workspace,
   });
+  // The panel lists the recorded examples it can replay: read once, shown when read.
+  let examples: RecordedExample[] = [];
+  void api
+    .examples()
+    .then((list) => {
+      examples = list;
+      if (list.length) ctx.statusChanged();
+    })
+    .catch(() => undefined);
+  // The panel's runs and settings change with these.
+  for (const t of ['agent:run-started', 'agent:step-finished', 'agent:run-finished', 'agent:settings-changed'] as const) ctx.bus.on(t, () => ctx.statusChanged());
   return {
     api,
-    tools: {
-      list_runs: (args) => ({ runs: api.listRuns(typeof args.limit === 'number' ? args.limit : 20) }),
-      read_run: (args) => {
-        const runId = checkRunId(args.runId);
-        const entries = api.readRun(runId);
-        if (!entries) throw new ArmatureError('RUN_NOT_FOUND', `[read_run] no run ${JSON.stringify(runId)}`, { hint: 'List the runs with list_runs.' });
-        return { runId, entries };
-      },
-    },
+    tools: agentTools(api, transcripts),
+    status: () => agentSnapshot(api, examples),
     dispose: () => api.abort(),
   };
 };

@@ -69,9 +69,14 @@ const newCall = (toolCallId: string, name: string, args: unknown, pythonRunId?: 
   running: true,
 });
 
+/** Longest output segment that later chunks of the same stream are joined to. */
+const SEGMENT_CHARS = 4096;
+
 function appendOutput(call: ToolCallView, stream: 'stdout' | 'stderr', chunk: string): void {
+  // Chunks join the last segment while it is short: trimming the front then slices at most one
+  // short segment, so each line of a long burst costs the same, not a copy of the whole tail.
   const last = call.output.at(-1);
-  if (last?.stream === stream) last.text += chunk;
+  if (last?.stream === stream && last.text.length < SEGMENT_CHARS) last.text += chunk;
   else call.output.push({ stream, text: chunk });
   call.outputChars += chunk.length;
   // Keep the tail: a loop printing a million lines must not grow the page without bound.

@@ -1,6 +1,8 @@
 import { LitElement, css, html, nothing } from 'lit';
+import type { SystemView } from '../../src/view/system-view.ts';
 import { widgetStyles } from '../../src/widgets/module-widget.ts';
-import { PROVIDERS, type AgentApi, type AgentSettings, type ProviderName } from '../../src/contracts/agent-contract.ts';
+import { PROVIDERS, type AgentModelRef, type AgentSettings, type ProviderName } from '../../src/contracts/agent-contract.ts';
+import { KEY_VARIABLES } from './keys.ts';
 
 /** Example base URLs offered for a local OpenAI-compatible server. */
 export const LOCAL_SERVERS = [
@@ -18,11 +20,13 @@ const MODEL_HINTS: Record<ProviderName, string> = {
 };
 
 /**
- * `<agent-settings>`: provider, model, base URL and key. The key goes to the agent's key source
- * (this browser's localStorage), never into the workspace; the form says so.
+ * `<agent-settings .view=${view} .settings=${settings}>`: provider, model, base URL and key,
+ * saved with `save_agent_settings` as the person at the page. In the page the key goes to this
+ * browser's localStorage, never into the workspace; a system in another process reads keys from
+ * its environment, and the form names the variable instead of asking. The form says which.
  */
 export class AgentSettingsForm extends LitElement {
-  static override properties = { agent: { attribute: false }, settings: { state: true }, provider: { state: true }, message: { state: true } };
+  static override properties = { view: { attribute: false }, settings: { attribute: false }, provider: { state: true }, message: { state: true } };
   static override styles = [
     widgetStyles,
     css`
@@ -40,10 +44,13 @@ export class AgentSettingsForm extends LitElement {
     `,
   ];
 
-  declare agent: AgentApi | undefined;
+  declare view: SystemView | undefined;
+  /** The Agent's settings, from its snapshot (never a key). */
   declare settings: AgentSettings | undefined;
   declare provider: ProviderName;
   declare message: { ok: boolean; text: string } | undefined;
+  /** The provider shown follows the settings until the person picks another. */
+  private picked = false;
 
   constructor() {
     super();
@@ -51,42 +58,41 @@ export class AgentSettingsForm extends LitElement {
   }
 
   protected override willUpdate(changed: Map<PropertyKey, unknown>): void {
-    if (changed.has('agent') && this.agent) {
-      this.settings = this.agent.getSettings();
-      this.provider = this.settings.model?.provider ?? 'openai-compatible';
-    }
+    if (changed.has('settings') && this.settings && !this.picked) this.provider = this.settings.model?.provider ?? 'openai-compatible';
   }
 
   private field(name: string): HTMLInputElement | null {
     return this.renderRoot.querySelector(`[name=${name}]`);
   }
 
-  private save(e: Event): void {
+  /** Saves through `save_agent_settings`; its answer is the settings in force, its refusal the message. */
+  private async apply(args: { model?: AgentModelRef; apiKey?: string }, done: string): Promise<boolean> {
+    if (!this.view) return false;
+    const r = await this.view.callTool<AgentSettings>('save_agent_settings', args);
+    if (r.ok) {
+      this.settings = r.value;
+      this.message = { ok: true, text: done };
+    } else this.message = { ok: false, text: `${r.error.message}${r.hint ? ` ${r.hint}` : ''}` };
+    return r.ok;
+  }
+
+  private async save(e: Event): Promise<void> {
     e.preventDefault();
-    if (!this.agent) return;
     const model = this.field('model')?.value.trim() ?? '';
     const baseURL = this.field('baseURL')?.value.trim() ?? '';
     const key = this.field('apiKey')?.value ?? '';
-    try {
-      this.agent.saveSettings({ model: { provider: this.provider, model, ...(baseURL ? { baseURL } : {}) }, ...(key ? { apiKey: key } : {}) });
-      const keyInput = this.field('apiKey');
-      if (keyInput) keyInput.value = '';
-      this.settings = this.agent.getSettings();
-      this.message = { ok: true, text: 'Saved.' };
-    } catch (err) {
-      const hint = (err as { hint?: string }).hint;
-      this.message = { ok: false, text: `${(err as Error).message}${hint ? ` ${hint}` : ''}` };
-    }
+    const keyInput = this.field('apiKey');
+    // The key leaves the field at once: it is never shown back, whatever the answer.
+    if (keyInput) keyInput.value = '';
+    await this.apply({ model: { provider: this.provider, model, ...(baseURL ? { baseURL } : {}) }, ...(key ? { apiKey: key } : {}) }, 'Saved.');
   }
 
-  private forgetKey(): void {
-    if (!this.agent) return;
-    this.agent.saveSettings({ apiKey: '', ...(this.settings?.model ? {} : { model: { provider: this.provider, model: this.field('model')?.value.trim() || MODEL_HINTS[this.provider] } }) });
-    this.settings = this.agent.getSettings();
-    this.message = { ok: true, text: 'Key forgotten.' };
+  private async forgetKey(): Promise<void> {
+    await this.apply({ apiKey: '', ...(this.settings?.model ? {} : { model: { provider: this.provider, model: this.field('model')?.value.trim() || MODEL_HINTS[this.provider] } }) }, 'Key forgotten.');
   }
 
   private useLocal(url: string, model: string): void {
+    this.picked = true;
     this.provider = 'openai-compatible';
     void this.updateComplete.then(() => {
       const base = this.field('baseURL');
@@ -100,30 +106,35 @@ export class AgentSettingsForm extends LitElement {
     const s = this.settings;
     const m = s?.model?.provider === this.provider ? s.model : undefined;
     const local = this.provider === 'openai-compatible';
+    // A system in Node (attached) reads keys from its environment: the page never sends one there.
+    const environment = s?.keyStorage === 'environment';
+    const variable = KEY_VARIABLES[this.provider];
     return html`
       ${s && s.source === 'none'
         ? html`<p class="help" data-help="first-run">
             No model yet. <strong>A local server</strong> (no key): start Ollama (<code>ollama serve</code>, then
             <code>ollama pull qwen2.5</code>) or llama.cpp (<code>llama-server -m model.gguf</code>), then choose
             ${LOCAL_SERVERS.map((l, i) => html`${i ? ', ' : ''}<button type="button" data-local=${l.name} @click=${() => this.useLocal(l.url, l.model)}>${l.name}</button>`)}
-            and Save. <strong>A hosted model</strong>: choose OpenAI, Anthropic or Google and paste your key.
+            and Save. <strong>A hosted model</strong>: choose OpenAI, Anthropic or Google and ${environment ? 'set its key in the environment of the system' : 'paste your key'}.
           </p>`
         : nothing}
       <form @submit=${this.save} aria-label="model settings">
         <label for="provider">Provider</label>
-        <select id="provider" name="provider" .value=${this.provider} @change=${(e: Event) => (this.provider = (e.target as HTMLSelectElement).value as ProviderName)}>
+        <select id="provider" name="provider" .value=${this.provider} @change=${(e: Event) => ((this.picked = true), (this.provider = (e.target as HTMLSelectElement).value as ProviderName))}>
           ${PROVIDERS.map((p) => html`<option value=${p} ?selected=${p === this.provider}>${p}</option>`)}
         </select>
         <label for="model">Model</label>
         <input id="model" name="model" required .value=${m?.model ?? ''} placeholder=${MODEL_HINTS[this.provider]} autocomplete="off" />
         <label for="baseURL">Base URL</label>
         <input id="baseURL" name="baseURL" ?required=${local} .value=${m?.baseURL ?? ''} placeholder=${local ? 'http://127.0.0.1:11434/v1' : 'default (the provider\'s API)'} autocomplete="off" />
-        <label for="apiKey">API key</label>
-        <input id="apiKey" name="apiKey" type="password" autocomplete="off" placeholder=${s?.hasKey && m ? '•••••• (a key is saved)' : local ? 'none needed for a local server' : this.provider === 'replay' ? 'none needed: a replay plays a recording back' : 'paste your key'} />
-        <p class="note">The key is stored in this browser only (localStorage) and sent only to the provider; it never goes into the workspace, a transcript or an event.</p>
+        ${environment
+          ? html`<p class="note" data-key="environment">This system reads the ${this.provider} key from its environment${variable ? html` (<code>${variable}</code>)` : ''}${s?.hasKey && m ? ': a key is set.' : ': set it before starting it.'} A key is never sent from this page.</p>`
+          : html`<label for="apiKey">API key</label>
+              <input id="apiKey" name="apiKey" type="password" autocomplete="off" placeholder=${s?.hasKey && m ? '•••••• (a key is saved)' : local ? 'none needed for a local server' : this.provider === 'replay' ? 'none needed: a replay plays a recording back' : 'paste your key'} />
+              <p class="note">The key is stored in this browser only (localStorage) and sent only to the provider; it never goes into the workspace, a transcript or an event.</p>`}
         <div class="row">
           <button type="submit" data-control="save-settings">Save</button>
-          ${s?.hasKey && m ? html`<button type="button" data-control="forget-key" @click=${() => this.forgetKey()}>Forget key</button>` : nothing}
+          ${s?.hasKey && m && !environment ? html`<button type="button" data-control="forget-key" @click=${() => this.forgetKey()}>Forget key</button>` : nothing}
           ${this.message ? html`<span class=${this.message.ok ? 'saved' : 'problem'} role="status">${this.message.text}</span>` : nothing}
         </div>
       </form>

@@ -79,20 +79,69 @@ export class TranscriptStore {
 
   /** Past runs, newest first; `active` run ids are reported as `running`. */
   list(limit = 20, active: ReadonlySet<string> = new Set()): RunSummary[] {
+    return this.page({ limit }, active).runs;
+  }
+
+  /**
+   * One page of past runs, newest first, matching every filter given; `next_cursor` (the last run
+   * id of the page) when more follow. Each transcript is summarized once per version of its file,
+   * so paging through 1,000 runs reads each of them at most once.
+   */
+  page(query: RunQuery, active: ReadonlySet<string> = new Set()): { runs: RunSummary[]; next_cursor?: string } {
+    const limit = Math.max(0, query.limit ?? 20);
+    if (query.cursor !== undefined && (typeof query.cursor !== 'string' || !RUN_ID.test(query.cursor))) {
+      throw new ArmatureError('INVALID_CURSOR', `[list_runs] ${JSON.stringify(String(query.cursor).slice(0, 100))} is not a cursor list_runs gave`, { hint: 'Pass the next_cursor of the page before, or leave cursor out for the newest runs.' });
+    }
     const files = this.area
       .list()
       .filter((f) => f.path.endsWith('.jsonl') && RUN_ID.test(f.path.slice(0, -6)))
+      // Run ids sort by their start time: newest first; a cursor is the last run id of the page before.
       .sort((a, b) => (a.path < b.path ? 1 : -1))
-      .slice(0, Math.max(0, limit));
-    const out: RunSummary[] = [];
-    for (const f of files) {
-      const runId = f.path.slice(0, -6);
-      const entries = this.read(runId) ?? [];
-      const s = summarize(runId, entries, f.mtime);
-      if (s) out.push(active.has(runId) ? { ...s, reason: 'running' } : s);
+      .filter((f) => query.cursor === undefined || f.path.slice(0, -6) < query.cursor);
+    const runs: RunSummary[] = [];
+    let i = 0;
+    for (; i < files.length && runs.length < limit; i++) {
+      const s = this.summary(files[i]!, active);
+      if (s && matches(s, query)) runs.push(s);
     }
-    return out;
+    const more = runs.length === limit && files.slice(i).some((f) => {
+      const s = this.summary(f, active);
+      return !!s && matches(s, query);
+    });
+    return more && runs.length ? { runs, next_cursor: runs.at(-1)!.runId } : { runs };
   }
+
+  /** Summaries by run id, with the file version (mtime and size) each was read from. */
+  private readonly summaries = new Map<string, { mtime: number; size: number; summary: RunSummary | undefined }>();
+
+  private summary(f: { path: string; size: number; mtime: number }, active: ReadonlySet<string>): RunSummary | undefined {
+    const runId = f.path.slice(0, -6);
+    let cached = this.summaries.get(runId);
+    if (!cached || cached.mtime !== f.mtime || cached.size !== f.size) {
+      cached = { mtime: f.mtime, size: f.size, summary: summarize(runId, this.read(runId) ?? [], f.mtime) };
+      this.summaries.set(runId, cached);
+    }
+    const s = cached.summary;
+    return s && active.has(runId) ? { ...s, reason: 'running' } : s;
+  }
+}
+
+/** Filters and paging of {@link TranscriptStore.page} (`list_runs`). */
+export interface RunQuery {
+  /** Runs per page. Default: 20. */
+  limit?: number;
+  /** The `next_cursor` of the page before. */
+  cursor?: string;
+  /** Only runs whose last turn ended so (`running` for those in progress). */
+  status?: RunSummary['reason'];
+  /** Only runs under this persona. */
+  persona?: string;
+  /** Only runs of this process. */
+  process?: string;
+}
+
+function matches(s: RunSummary, q: RunQuery): boolean {
+  return (!q.status || s.reason === q.status) && (!q.persona || s.persona === q.persona) && (!q.process || s.process === q.process);
 }
 
 /** The summary of one run's entries, or undefined when it has no start. */
@@ -123,5 +172,5 @@ export function summarize(runId: string, entries: readonly TranscriptEntry[], up
     }
   }
   steps += turnSteps;
-  return { runId, goal: first.goal, startedAt: first.at, updatedAt, turns, steps, usage, reason, ...(model ? { model } : {}) };
+  return { runId, goal: first.goal, persona: first.persona, ...(first.process ? { process: first.process } : {}), startedAt: first.at, updatedAt, turns, steps, usage, reason, ...(model ? { model } : {}) };
 }

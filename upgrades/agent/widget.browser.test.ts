@@ -1,75 +1,69 @@
-// <agent-widget> in Chromium over a real agent (ToolRunner, workspace area) and the library's mock
-// model, held mid-answer so the panel can be watched while the text streams and stopped.
+// <agent-widget> in Chromium over a real Agent (booted with the ToolRunner and a workspace) and the
+// library's mock model, held mid-answer so the panel can be watched while the text streams and
+// stopped. The panel acts through the person's tools, as on the dashboard.
 import { expect } from 'chai';
-import { createEventBus } from '../../src/kernel/event-bus.ts';
-import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import type { ArmatureSystem } from '../../src/index.ts';
+import type { AgentApi } from '../../src/contracts/agent-contract.ts';
 import { scriptedMockModel, type MockTurn } from '../../test/helpers/mock-model.ts';
+import { bootTest } from '../../test/helpers/test-system.ts';
 import { $, mount, report } from '../../test/helpers/widget-fixture.ts';
-import { createToolRunner } from '../tool-runner/tool-runner.ts';
-import { createWorkspace } from '../workspace/workspace.ts';
-import { createAgent } from './agent.ts';
-import { browserKeyName, browserKeys } from './keys.ts';
-import { browserSettings } from './settings.ts';
-import { TranscriptStore } from './transcript.ts';
+import { browserKeyName } from './keys.ts';
+import { SETTINGS_KEY } from './settings.ts';
 import type { AgentWidget } from './widget.ts';
 import './widget.ts';
 import { until } from '../../test/helpers/until.ts';
 
-
-function memoryStorage() {
-  const map = new Map<string, string>();
-  return { map, getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v), removeItem: (k: string) => void map.delete(k) };
-}
+const booted: ArmatureSystem[] = [];
 
 /** Tools the fixture registers: names, and what each answers. */
 type FakeTools = Record<string, () => unknown>;
 
 async function fixture(turns: MockTurn[], hold?: Promise<void>, tools: FakeTools = {}) {
-  const bus = createEventBus({ historySize: 2000 });
-  const persona: Persona = { id: 'p', name: 'P', description: 'p', upgrades: ['ToolRunner'], tools: ['*'], skills: [], toolMode: 'direct' };
-  const runner = createToolRunner({ bus, persona });
+  localStorage.removeItem(SETTINGS_KEY);
+  const { sys, view } = await bootTest(
+    { upgrades: ['ToolRunner', 'Workspace', 'Agent'], toolMode: 'direct' },
+    { config: { Agent: { modelFactory: async () => scriptedMockModel(turns, { hold: () => hold }) } } },
+  );
+  booted.push(sys);
   if (Object.keys(tools).length) {
-    runner.registerTools(
+    sys.tools.registerTools(
       Object.keys(tools).map((name) => ({ name, description: name, inputSchema: { type: 'object' as const }, module: 'Test', pythonCallable: true })),
       async (name) => tools[name]!(),
     );
   }
-  const workspace = await createWorkspace({ store: memoryStore(), bus });
-  const storage = memoryStorage();
-  const agent = createAgent({
-    runner,
-    bus,
-    persona,
-    transcripts: new TranscriptStore(workspace.area('runs')),
-    keys: browserKeys(storage),
-    settings: browserSettings(storage),
-    modelFactory: async () => scriptedMockModel(turns, { hold: () => hold }),
-  });
+  const agent = await sys.resolve<AgentApi>('Agent');
   const el = document.createElement('agent-widget') as AgentWidget;
-  el.context = { bus, moduleId: 'Agent', api: agent, report: report('Agent', { category: 'agent' as never }) };
+  el.context = { view, moduleId: 'Agent', report: report('Agent', { category: 'agent' as never }) };
   await mount(el);
-  return { el, agent, storage };
+  return { el, agent, sys };
 }
 
 const transcriptText = (el: AgentWidget) => ($(el, 'agent-transcript')?.shadowRoot?.textContent ?? '').replace(/\s+/g, ' ');
 const button = (el: AgentWidget, id: string) => $(el, `[data-control=${id}]`) as HTMLButtonElement;
 
 describe('<agent-widget>', () => {
+  afterEach(async () => {
+    for (const sys of booted.splice(0)) await sys.dispose();
+    localStorage.removeItem(SETTINGS_KEY);
+    localStorage.removeItem(browserKeyName('anthropic'));
+  });
+
   it('streams the text as it comes, and Stop ends the run', async () => {
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
     const f = await fixture([{ text: ['Thinking ', 'about ', 'it'] }], hold);
     f.agent.saveSettings({ model: { provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:9/v1' } });
-    const sent = f.el.send('ponder');
+    await f.el.send('ponder');
     await until('the streamed text before the answer is complete', () => transcriptText(f.el).includes('Thinking about it'));
     expect(button(f.el, 'send').disabled).to.equal(true);
     expect(button(f.el, 'stop').disabled).to.equal(false);
     button(f.el, 'stop').click();
+    await until('stop_run answered', () => f.sys.bus.history(['tool:finished']).some((r) => r.payload.name === 'stop_run' && r.payload.ok));
     release();
-    await sent;
     await until('the stopped run', () => transcriptText(f.el).includes('■ stopped'));
     expect(button(f.el, 'send').disabled).to.equal(false);
+    const calls = f.sys.bus.history(['tool:finished']).filter((r) => r.payload.caller === 'ui').map((r) => r.payload.name);
+    expect(calls, 'the panel acted through the person\'s tools').to.include.members(['start_run', 'stop_run']);
     f.el.remove();
   });
 
@@ -97,7 +91,16 @@ describe('<agent-widget>', () => {
     f.el.remove();
   });
 
-  it('saves the settings; the key goes to browser storage and is never shown back', async () => {
+  it('a run refused before it starts says why on the panel', async () => {
+    const f = await fixture([]);
+    (f.el as unknown as { shown: unknown }).shown = { runId: 'run-20990101-000000-abcdef', turns: [{ goal: 'old', steps: [], notices: [], finished: { reason: 'answered', steps: 1, usage: { inputTokens: 0, outputTokens: 0 } } }], running: false, usage: { inputTokens: 0, outputTokens: 0 } };
+    await f.el.send('go on');
+    await until('the refusal', () => !!$(f.el, 'p.message[role=alert]'));
+    expect($(f.el, 'p.message[role=alert]')!.textContent).to.contain('no run "run-20990101-000000-abcdef"');
+    f.el.remove();
+  });
+
+  it('saves the settings through save_agent_settings; the key goes to browser storage and is never shown back', async () => {
     const f = await fixture([]);
     const form = $(f.el, 'agent-settings')!;
     await (form as unknown as { updateComplete: Promise<void> }).updateComplete;
@@ -109,12 +112,13 @@ describe('<agent-widget>', () => {
     q('[name=model]').value = 'claude-test';
     q('[name=apiKey]').value = 'sk-ant-widget-secret-123';
     (q('[data-control=save-settings]') as unknown as HTMLButtonElement).click();
-    await (form as unknown as { updateComplete: Promise<void> }).updateComplete;
-    expect(f.storage.map.get(browserKeyName('anthropic'))).to.equal('sk-ant-widget-secret-123');
+    await until('saved', () => (form.shadowRoot!.textContent ?? '').includes('Saved.'));
+    expect(localStorage.getItem(browserKeyName('anthropic'))).to.equal('sk-ant-widget-secret-123');
     expect(f.agent.getSettings()).to.include({ source: 'settings', hasKey: true, keyStorage: 'browser' });
     expect(q('[name=apiKey]').value).to.equal('');
     expect(form.shadowRoot!.innerHTML).to.not.contain('sk-ant-widget-secret-123');
     expect(f.el.shadowRoot!.innerHTML).to.not.contain('sk-ant-widget-secret-123');
+    expect(JSON.stringify(f.sys.bus.history())).to.not.contain('sk-ant-widget-secret-123');
     f.el.remove();
   });
 

@@ -1,21 +1,30 @@
 import { css, html, nothing, type TemplateResult } from 'lit';
 import type { EventRecord } from '../../src/kernel/event-bus.ts';
+import type { ProcessInfo } from '../../src/view/system-view.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
-import { formatRelative } from '../../src/widgets/relative-time.ts';
-import type { AgentApi, RecordedExample, RunError, RunSummary } from '../../src/contracts/agent-contract.ts';
-import { REPLAY_EVENTS, ReplaySession } from './replay/replay-session.ts';
-import { applyEvent, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
+import type { AgentStopReason, RecordedExample, RunError, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
+import { PastRuns, processLabel } from './past-runs.ts';
+import { REPLAY_EVENTS, ReplaySession, type ReplayTurn } from './replay/replay-session.ts';
+import { renderExamples, renderReplay } from './replay/replay-view.ts';
+import { applyEvent, emptyView, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
+import type { AgentSnapshot } from './snapshot.ts';
 import './settings-form.ts';
-import { formatUsage } from './transcript-view.ts';
+import './transcript-view.ts';
+
+/** A run as the panel follows it: what it shows, and the process it runs in (another one's, when attached). */
+type Shown = RunView & { process?: string };
 
 /**
  * `<agent-widget>`: the agent panel. A goal box with Send and Stop, the model settings, the
- * streamed transcript of the run in view (a follow-up continues it), its tokens, and the past
- * runs to reopen. It renders what the Agent upgrade's events and API say; the loop lives there.
+ * streamed transcript of the run in view (a follow-up continues it; a run of another process on
+ * the data folder shows live too, with its process), its tokens, and the past runs to reopen. It
+ * renders the Agent's snapshot and its `agent:*` / `python:*` events, and acts through the
+ * person's tools (`start_run`, `stop_run`, `save_agent_settings`, `read_run`, `list_runs`); the
+ * loop lives in the Agent upgrade, wherever it runs.
  */
-export class AgentWidget extends ModuleWidget<AgentApi> {
-  static override properties = { ...ModuleWidget.properties, view: { state: true }, runs: { state: true }, version: { state: true }, refused: { state: true }, examples: { state: true }, replaying: { state: true } };
+export class AgentWidget extends ModuleWidget<AgentSnapshot> {
+  static override properties = { ...ModuleWidget.properties, shown: { state: true }, version: { state: true }, refused: { state: true }, replaying: { state: true } };
   static override styles = [
     widgetStyles,
     css`
@@ -31,6 +40,9 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
       .runs .goal { flex: 1 1 14em; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
       .runs .meta { color: #4a5366; white-space: nowrap; }
       .runs button { font-size: 12px; padding: 1px 6px; }
+      .filters { display: flex; gap: 10px; flex-wrap: wrap; font-size: 12px; color: #4a5366; }
+      .filters select { font: inherit; font-size: 12px; }
+      .where { font-size: 12px; color: #4a5366; margin: 4px 0; }
       h4 { font-size: 12px; margin: 10px 0 2px; color: #4a5366; text-transform: uppercase; letter-spacing: 0.04em; }
       details.examples > summary { cursor: pointer; font-size: 13px; margin: 4px 0; }
       .examples ul { list-style: none; padding: 0; margin: 4px 0; font-size: 12px; display: grid; gap: 6px; }
@@ -42,120 +54,158 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
     `,
   ];
 
-  declare view: RunView | undefined;
-  declare runs: RunSummary[];
+  /** The run in view. */
+  declare shown: Shown | undefined;
   declare version: number;
   /** A run the agent refused before it started (e.g. a follow-up of a run that is gone). */
   declare refused: RunError | undefined;
+  /** The run whose transcript is being read: its events wait in the history until it is. */
+  private loadingRun: string | undefined;
+  private readonly past = new PastRuns(this, () => this.view);
   /** When the last agent event this widget heard happened. */
   private lastActivity: number | undefined;
-  /** The recorded examples that can be replayed here. */
-  declare examples: RecordedExample[];
   /** The example being replayed, if any. */
   declare replaying: ReplaySession | undefined;
+  /** Runs' ends as heard, and the replay turns that wait for one (a quick run may end before start_run answers). */
+  private readonly ended = new Map<string, { reason: AgentStopReason; error?: RunError }>();
+  private readonly waitingEnd = new Map<string, (r: { reason: AgentStopReason; error?: RunError }) => void>();
 
-  private readonly events = new BusController(this, () => this.bus, [...VIEW_EVENTS, 'agent:settings-changed', ...REPLAY_EVENTS], (r) => this.onEvent(r as EventRecord));
+  private readonly events = new BusController(this, () => this.feed, [...VIEW_EVENTS, 'process:started', 'process:ended', ...REPLAY_EVENTS], (r) => this.onEvent(r as EventRecord));
 
   constructor() {
     super();
-    this.runs = [];
     this.version = 0;
-    this.examples = [];
-  }
-
-  private get agent(): AgentApi | undefined {
-    return this.context?.api;
   }
 
   protected override onContext(): void {
     this.events.connect();
-    this.refreshRuns();
-    void this.agent
-      ?.examples()
-      .then((list) => (this.examples = list))
-      .catch(() => (this.examples = []));
-  }
-
-  private refreshRuns(): void {
-    try {
-      this.runs = this.agent?.listRuns(10) ?? [];
-    } catch {
-      this.runs = [];
-    }
   }
 
   private onEvent(r: EventRecord): void {
-    if (r.type === 'agent:settings-changed') return;
+    if (r.type === 'process:started' || r.type === 'process:ended') return;
     if (r.type.startsWith('change:')) return this.replaying?.onEvent(r);
     if (r.type.startsWith('agent:')) this.lastActivity = Math.max(this.lastActivity ?? 0, r.at);
-    if (r.type === 'agent:run-started') {
-      const p = r.payload as { runId: string; continued: boolean; goal: string };
-      if (this.view?.runId !== p.runId) {
-        // A run started elsewhere (or a reopened one continued): show it, with its history.
-        const prior = p.continued ? (this.agent?.readRun(p.runId) ?? []) : [];
-        const started = prior.findLastIndex((e) => e.type === 'started');
-        const done = prior.slice(started).some((e) => e.type === 'finished');
-        this.view = viewFromTranscript(p.runId, started >= 0 && !done ? prior.slice(0, started) : prior);
-      }
+    if (r.type === 'agent:run-finished' && !r.process) {
+      const p = r.payload as { runId: string; reason: AgentStopReason; error?: RunError };
+      const end = { reason: p.reason, ...(p.error ? { error: p.error } : {}) };
+      const waiter = this.waitingEnd.get(p.runId);
+      if (waiter) {
+        this.waitingEnd.delete(p.runId);
+        waiter(end);
+      } else if (this.replaying?.running) this.ended.set(p.runId, end);
     }
-    if (this.view && applyEvent(this.view, r)) this.version++;
-    if (r.type === 'agent:run-started' || r.type === 'agent:run-finished') this.refreshRuns();
+    if (r.type === 'agent:run-started') {
+      const p = r.payload as { runId: string; continued: boolean };
+      // A run started here or elsewhere (another process, another page): follow it, unless the
+      // person watches a run that is still going.
+      if (this.shown?.runId !== p.runId && !this.shown?.running && this.loadingRun !== p.runId) void this.follow(p.runId, p.continued, r.process);
+    }
+    if (r.payload && (r.payload as { runId?: string }).runId === this.loadingRun) return;
+    if (this.shown && applyEvent(this.shown, r)) this.version++;
+    if (r.type === 'agent:run-started' || r.type === 'agent:run-finished') void this.past.refresh();
+  }
+
+  /**
+   * Shows run `runId` as it goes: its earlier turns from its transcript (a follow-up's), then this
+   * turn's events from the history, then the live ones.
+   */
+  private async follow(runId: string, continued: boolean, process: string | undefined): Promise<void> {
+    let prior: TranscriptEntry[] = [];
+    if (continued) {
+      this.loadingRun = runId;
+      prior = (await this.readRun(runId)) ?? [];
+      if (this.loadingRun !== runId) return;
+      const started = prior.findLastIndex((e) => e.type === 'started');
+      const done = prior.slice(started).some((e) => e.type === 'finished');
+      if (started >= 0 && !done) prior = prior.slice(0, started);
+    }
+    const shown: Shown = { ...(continued ? viewFromTranscript(runId, prior) : emptyView(runId)), ...(process ? { process } : {}) };
+    const history = this.feed?.history(VIEW_EVENTS) ?? [];
+    const from = history.findLastIndex((e) => e.type === 'agent:run-started' && (e.payload as { runId: string }).runId === runId);
+    for (const e of from >= 0 ? history.slice(from) : []) applyEvent(shown, e as EventRecord);
+    this.loadingRun = undefined;
+    this.shown = shown;
+    this.version++;
+  }
+
+  private async readRun(runId: string): Promise<TranscriptEntry[] | undefined> {
+    const r = await this.call<{ entries: TranscriptEntry[] }>('read_run', { runId });
+    return r.ok ? r.value.entries : undefined;
   }
 
   getStatus(): WidgetStatus {
-    const settings = this.agent?.getSettings();
+    const s = this.snapshot;
+    const settings = s?.settings;
     const model = settings?.model ? `${settings.model.provider} · ${settings.model.model}` : 'no model set';
-    const last = this.view?.turns.at(-1)?.finished;
-    const running = this.agent?.activeRuns().length ?? 0;
+    const last = this.shown?.turns.at(-1)?.finished;
+    const running = s?.active.length ?? 0;
+    const runs = s?.runs.length ?? 0;
     return {
-      state: !this.agent ? 'disabled' : running ? 'active' : last?.reason === 'error' ? 'error' : last?.reason === 'max-steps' ? 'warning' : 'idle',
-      primaryMetric: running ? 'running' : `${this.runs.length === 10 ? '10+' : this.runs.length} run${this.runs.length === 1 ? '' : 's'}`,
+      state: this.context?.report.state === 'failed' || !s ? 'disabled' : running ? 'active' : last?.reason === 'error' ? 'error' : last?.reason === 'max-steps' ? 'warning' : 'idle',
+      primaryMetric: running ? 'running' : `${s?.moreRuns ? `${runs}+` : runs} run${runs === 1 ? '' : 's'}`,
       secondaryMetric: model,
       // The newest of what this page saw happen and what the transcripts say (a run of an earlier visit).
-      lastActivity: Math.max(this.lastActivity ?? 0, this.runs[0]?.updatedAt ?? 0) || undefined,
+      lastActivity: Math.max(this.lastActivity ?? 0, s?.runs[0]?.updatedAt ?? 0) || undefined,
     };
   }
 
-  /** Sends the goal box: a follow-up of the run in view, or a new run. */
+  /** Sends the goal box: a follow-up of the run in view, or a new run (`start_run`). */
   async send(goal?: string): Promise<void> {
     const box = this.renderRoot.querySelector<HTMLTextAreaElement>('textarea');
     const text = (goal ?? box?.value ?? '').trim();
-    if (!this.agent || !text || this.view?.running) return;
+    if (!this.context || !text || this.shown?.running) return;
     if (box) box.value = '';
-    const runId = this.view && this.view.turns.length ? this.view.runId : undefined;
-    if (!runId) this.view = undefined;
+    // A follow-up continues a run of this system; a run of another process is watched, not continued here.
+    const runId = this.shown && this.shown.turns.length && !this.shown.process ? this.shown.runId : undefined;
+    if (!runId) this.shown = undefined;
     this.refused = undefined;
-    const result = await this.agent.run({ goal: text, ...(runId ? { runId } : {}) });
+    const r = await this.call<{ runId: string }>('start_run', { goal: text, ...(runId ? { runId } : {}) });
     // A run that never started has no events to show: say why here.
-    if (result.error && !this.started(result.runId)) this.refused = result.error;
-  }
-
-  private started(runId: string): boolean {
-    try {
-      return !!this.agent?.readRun(runId)?.length;
-    } catch {
-      return false;
+    if (!r.ok) {
+      this.failure = undefined;
+      this.refused = { code: r.error.code, message: r.error.message, ...(r.hint ? { hint: r.hint } : {}) };
     }
   }
 
+  /** Stops the run in view, in whichever process runs it. */
+  private stop(): void {
+    const s = this.shown;
+    if (s) void this.call('stop_run', { runId: s.runId, ...(s.process ? { process: s.process } : {}) });
+  }
+
+  /** One replay turn: started with `start_run`, over when its `agent:run-finished` is heard. */
+  private readonly playTurn: ReplayTurn = async (o) => {
+    if (o.runId) this.ended.delete(o.runId);
+    const r = await this.call<{ runId: string }>('start_run', { goal: o.goal, ...(o.runId ? { runId: o.runId } : {}), model: o.model, toolMode: o.toolMode });
+    if (!r.ok) return { runId: o.runId ?? '', reason: 'refused', error: { code: r.error.code, message: r.error.message, ...(r.hint ? { hint: r.hint } : {}) } };
+    const runId = r.value.runId;
+    const end = this.ended.get(runId) ?? (await new Promise<{ reason: AgentStopReason; error?: RunError }>((resolve) => this.waitingEnd.set(runId, resolve)));
+    this.ended.delete(runId);
+    return { runId, ...end };
+  };
+
   /** Replays a recorded example: its first turn now, the others as the person continues. */
   private replay(example: RecordedExample): void {
-    if (!this.agent || this.view?.running) return;
-    this.view = undefined;
+    if (!this.context || this.shown?.running) return;
+    this.shown = undefined;
     this.refused = undefined;
-    this.replaying = new ReplaySession(this.agent, example, () => this.requestUpdate());
+    this.replaying = new ReplaySession(this.playTurn, example, () => this.requestUpdate());
     void this.replaying.next();
   }
 
   private newRun(): void {
-    this.view = undefined;
+    this.shown = undefined;
     this.replaying = undefined;
     this.renderRoot.querySelector<HTMLTextAreaElement>('textarea')?.focus();
   }
 
-  private reopen(runId: string): void {
-    const entries = this.agent?.readRun(runId);
-    if (entries) this.view = viewFromTranscript(runId, entries);
+  private async reopen(run: RunSummary): Promise<void> {
+    const entries = await this.readRun(run.runId);
+    if (!entries) return;
+    const shown: Shown = { ...viewFromTranscript(run.runId, entries), ...(run.process ? { process: run.process } : {}) };
+    // A run still going elsewhere keeps streaming into the view.
+    if (this.snapshot?.active.includes(run.runId) || run.reason === 'running') shown.running = !shown.turns.at(-1)?.finished;
+    this.shown = shown;
     this.version++;
   }
 
@@ -166,77 +216,34 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
     }
   }
 
-  private renderExamples(open: boolean): TemplateResult | typeof nothing {
-    if (!this.examples.length) return nothing;
-    const busy = !!this.view?.running;
-    return html`<details class="examples" ?open=${open}>
-      <summary>Replay an example (no model, no key)</summary>
-      <p class="what">Recorded runs, played back against this system: the model's answers come from the recording, every tool runs for real, and the replay stops at the first tool result that differs.</p>
-      <ul aria-label="recorded examples">
-        ${this.examples.map(
-          (e) => html`<li data-example=${e.name}>
-            <strong>${e.title}</strong> <span class="what">(${e.goals.length} turn${e.goals.length === 1 ? '' : 's'})</span>
-            ${e.description ? html`<p class="what">${e.description}</p>` : nothing}
-            ${e.label ? html`<p class="label">${e.label}</p>` : nothing}
-            <button type="button" data-control="replay-example" ?disabled=${busy || !this.agent} @click=${() => this.replay(e)}>Replay</button>
-          </li>`,
-        )}
-      </ul>
-    </details>`;
-  }
-
-  private renderReplay(): TemplateResult | typeof nothing {
-    const r = this.replaying;
-    if (!r) return nothing;
-    const title = r.example.title;
-    const pending = [...r.pending];
-    if (r.running) return html`<p class="replay" role="status">Replaying “${title}”: turn ${r.played + 1} of ${r.turns}…</p>`;
-    if (r.error) return html`<p class="replay" role="status">The replay of “${title}” stopped at turn ${r.played + 1} of ${r.turns} (see above).</p>`;
-    if (r.finished) return html`<p class="replay" role="status" data-replay="done">✓ Replayed “${title}”: ${r.turns} turn${r.turns === 1 ? '' : 's'}, every tool result matched the recording.</p>`;
-    return html`<div class="replay ${pending.length ? 'waiting' : ''}" role="status" data-replay=${pending.length ? 'waiting' : 'ready'}>
-      ${pending.length
-        ? html`<p>Turn ${r.played} of ${r.turns} replayed. The replay waits for you, as the recorded run waited for its person: approve ${pending.map(([id, what]) => `${what} (${id})`).join(', ')} on the Changes card. A replay never approves by itself.</p>`
-        : html`<p>Turn ${r.played} of ${r.turns} replayed.</p>`}
-      <button type="button" data-control="continue-replay" ?disabled=${!r.canContinue} @click=${() => void r.next()}>Continue the replay (turn ${r.played + 1} of ${r.turns})</button>
-    </div>`;
-  }
-
-  private renderRuns(): TemplateResult | typeof nothing {
-    if (!this.runs.length) return nothing;
-    return html`<h4>Past runs</h4>
-      <ul class="runs" aria-label="past runs">
-        ${this.runs.map(
-          (r) => html`<li data-run=${r.runId}>
-            <span class="goal" title=${r.goal}>${r.goal}</span>
-            <span class="meta">${r.reason} · ${r.steps} step${r.steps === 1 ? '' : 's'} · ${formatUsage(r.usage)} · ${formatRelative(r.updatedAt)}</span>
-            <button type="button" data-control="open-run" aria-label="Open run: ${r.goal}" ?disabled=${this.view?.runId === r.runId} @click=${() => this.reopen(r.runId)}>Open</button>
-          </li>`,
-        )}
-      </ul>`;
+  private processes(): readonly ProcessInfo[] {
+    return this.view?.processes() ?? [];
   }
 
   protected override renderBody(): TemplateResult {
-    const settings = this.agent?.getSettings();
-    const running = !!this.view?.running;
-    const following = !!this.view?.turns.length;
+    const settings = this.snapshot?.settings;
+    const running = !!this.shown?.running;
+    const following = !!this.shown?.turns.length && !this.shown.process;
+    const where = processLabel(this.shown?.process, this.processes());
     return html`
       <details class="settings" ?open=${settings?.source === 'none'}>
         <summary>Model settings${settings?.model ? `: ${settings.model.provider} · ${settings.model.model}${settings.model.baseURL ? ` at ${settings.model.baseURL}` : ''}` : ' (none yet)'}</summary>
-        <agent-settings .agent=${this.agent}></agent-settings>
+        <agent-settings .view=${this.view} .settings=${settings}></agent-settings>
       </details>
       <label class="goal-label" for="goal">${following ? 'Follow-up (continues this run)' : 'Goal'}</label>
       <textarea id="goal" placeholder=${following ? 'Ask a follow-up about this run — Ctrl+Enter sends' : 'e.g. Add up the numbers in data/numbers.txt and write the sum to results/sum.txt — Ctrl+Enter sends'} @keydown=${this.onKeydown}></textarea>
       <div class="row">
-        <button type="button" data-control="send" ?disabled=${running || !this.agent} @click=${() => this.send()}>${following ? 'Send follow-up' : 'Send'}</button>
-        <button type="button" data-control="stop" ?disabled=${!running} @click=${() => this.agent?.abort(this.view?.runId)}>■ Stop</button>
-        ${following ? html`<button type="button" data-control="new-run" ?disabled=${running} @click=${() => this.newRun()}>New run</button>` : nothing}
+        <button type="button" data-control="send" ?disabled=${running || !this.context} @click=${() => this.send()}>${following ? 'Send follow-up' : 'Send'}</button>
+        <button type="button" data-control="stop" ?disabled=${!running} @click=${() => this.stop()}>■ Stop</button>
+        ${this.shown?.turns.length ? html`<button type="button" data-control="new-run" ?disabled=${running} @click=${() => this.newRun()}>New run</button>` : nothing}
         <span class="kbd">Ctrl/Cmd+Enter sends</span>
       </div>
       ${this.refused ? html`<p class="message" role="alert">${this.refused.message}${this.refused.hint ? ` ${this.refused.hint}` : ''}</p>` : nothing}
-      ${this.renderExamples(settings?.source === 'none')}
-      <agent-transcript .view=${this.view} .version=${this.version}></agent-transcript>
-      ${this.renderReplay()}
-      ${this.renderRuns()}
+      ${renderExamples(this.snapshot?.examples ?? [], { open: settings?.source === 'none', disabled: running || !this.context, replay: (e) => this.replay(e) })}
+      ${where ? html`<p class="where" data-process=${this.shown!.process!}>Run ${this.shown!.runId} in process ${where}</p>` : nothing}
+      <agent-transcript .view=${this.shown} .version=${this.version}></agent-transcript>
+      ${renderReplay(this.replaying)}
+      ${this.past.render(this.snapshot, this.shown?.runId, this.processes(), (r) => void this.reopen(r))}
     `;
   }
 }

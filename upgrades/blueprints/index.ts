@@ -6,6 +6,7 @@ import { tickProven, verificationChecklist } from './checklist.ts';
 import type { Blueprint } from './front-matter.ts';
 import { madeBlueprintHandlers } from './made-blueprints.ts';
 import { createBlueprintRegistry, loadBlueprints, type BlueprintRegistryApi } from './registry.ts';
+import { blueprintsSnapshot } from './snapshot.ts';
 
 export type { BlueprintCandidate, BlueprintRegistryApi, BlueprintSummary } from './registry.ts';
 export type { Blueprint } from './front-matter.ts';
@@ -53,8 +54,12 @@ export const factory: UpgradeModule<BlueprintRegistryApi>['factory'] = async (de
       }
     },
   };
+  // An agent's blueprint comes into force or goes out: the list changes.
+  const changed = (p: { change: { kind: string } }) => p.change.kind === 'blueprint' && ctx.statusChanged();
+  const subs = (['change:activated', 'change:superseded', 'change:rolled-back'] as const).map((t) => ctx.bus.on(t, changed));
   return {
     api,
+    status: () => blueprintsSnapshot(api.list()),
     tools: {
       list_blueprints: () => ({ blueprints: api.list() }),
       read_blueprint: (args) => api.get(String(args.id)),
@@ -64,6 +69,9 @@ export const factory: UpgradeModule<BlueprintRegistryApi>['factory'] = async (de
     init: async () => {
       for (const f of (await changes?.restore('blueprint')) ?? []) console.warn(`[blueprints] agent-made blueprint ${f.change.target} v${f.change.version} was skipped at boot: ${describeError(f.error.message)}`);
     },
-    dispose: () => registration?.dispose(),
+    dispose: () => {
+      for (const s of subs) s.dispose();
+      registration?.dispose();
+    },
   };
 };

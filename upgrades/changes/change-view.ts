@@ -51,11 +51,16 @@ export const changeStyles = css`
 
 const ACTION_LABEL: Record<ChangeRecord['action'], string> = { create: 'created', update: 'updated', rollback: 'rolled back', retire: 'retired' };
 
-/** Diffs by the presentation they were computed for: versions never change, so neither do their diffs. */
-const diffs = new WeakMap<ChangePresentation, DiffRow[]>();
-function diffOf(current: ChangePresentation, previous: ChangePresentation | undefined): DiffRow[] {
-  let rows = diffs.get(current);
-  if (!rows) diffs.set(current, (rows = lineDiff(previous?.code ?? '', current.code)));
+/** Most diffs kept: a page re-read after each change event must not diff its versions again. */
+const KEPT_DIFFS = 500;
+/** Diffs by change id: a change's version and the one before never change, so neither does its diff. */
+const diffs = new Map<string, DiffRow[]>();
+function diffOf(id: string, current: ChangePresentation, previous: ChangePresentation | undefined): DiffRow[] {
+  let rows = diffs.get(id);
+  if (!rows) {
+    diffs.set(id, (rows = lineDiff(previous?.code ?? '', current.code)));
+    if (diffs.size > KEPT_DIFFS) diffs.delete(diffs.keys().next().value!);
+  }
   return rows;
 }
 
@@ -90,7 +95,7 @@ function renderActions(r: ChangeRecord, a: ChangeActions): TemplateResult | type
 function renderDetails(r: ChangeRecord, shown: { current?: ChangePresentation; previous?: ChangePresentation } | undefined): TemplateResult {
   const current = shown?.current;
   const previous = shown?.previous;
-  const rows = current ? diffOf(current, previous) : [];
+  const rows = current ? diffOf(r.id, current, previous) : [];
   const stats = diffStats(rows);
   const passed = r.tests.filter((t) => t.ok).length;
   return html`${current

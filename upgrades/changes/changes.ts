@@ -41,6 +41,8 @@ export interface ChangesOptions {
   maxTestValueChars?: number;
   /** Safe mode: `restore` brings nothing back. Default: false. */
   safe?: boolean;
+  /** This process's id among the processes on its data folder, recorded in each record's caller. Default: none. */
+  process?: string;
 }
 
 /** Creates the change path over `options.area`, loading the lineage recorded there. */
@@ -72,7 +74,8 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
 
   const callerOf = (o: ChangeOptions): ChangeCaller => {
     const run = runs.runOf(o.caller, o.callId);
-    return run ? { persona: persona.id, run, via: o.caller } : { persona: persona.id, via: o.caller };
+    const caller: ChangeCaller = run ? { persona: persona.id, run, via: o.caller } : { persona: persona.id, via: o.caller };
+    return options.process === undefined ? caller : { ...caller, process: options.process };
   };
 
   const emit = <K extends 'change:rejected' | 'change:pending' | 'change:approved' | 'change:activated' | 'change:superseded'>(type: K, r: ChangeRecord) =>

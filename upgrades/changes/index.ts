@@ -1,7 +1,9 @@
 import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import type { WorkspaceApi } from '../workspace/contract.ts';
+import { changeTools } from './change-tools.ts';
 import { createChanges } from './changes.ts';
+import { changesSnapshot } from './snapshot.ts';
 import { CHANGES_AREA } from './lineage.ts';
 
 export type { ChangesApi } from '../../src/contracts/change-contract.ts';
@@ -11,7 +13,7 @@ export const metadata: UpgradeMetadata = {
   id: 'Changes',
   version: '1.0.0',
   description: 'Versions, gates, approves, activates, records and rolls back every change an agent makes to the system.',
-  dependencies: ['Workspace'],
+  dependencies: ['ToolRunner', 'Workspace'],
   blueprint: '0x000080',
   category: 'agent',
   widget: 'changes-widget',
@@ -26,7 +28,11 @@ export const factory: UpgradeModule<ChangesApi>['factory'] = (deps, ctx) => {
     persona: ctx.persona,
     maxTestValueChars: typeof ctx.config.maxTestValueChars === 'number' ? ctx.config.maxTestValueChars : undefined,
     safe: ctx.safe,
+    ...(ctx.processId === undefined ? {} : { process: ctx.processId }),
   });
   if (api.problems.length) console.warn(`[changes] skipped unreadable lineage lines: ${api.problems.slice(0, 5).join('; ')}`);
-  return { api, dispose: () => api.dispose() };
+  for (const t of ['change:proposed', 'change:rejected', 'change:pending', 'change:approved', 'change:activated', 'change:superseded', 'change:rolled-back', 'change:load-failed'] as const) {
+    ctx.bus.on(t, () => ctx.statusChanged());
+  }
+  return { api, tools: changeTools(api), status: () => changesSnapshot(api), dispose: () => api.dispose() };
 };

@@ -6,6 +6,7 @@ import type { PyodideRuntimeApi } from '../pyodide-runtime/contract.ts';
 import type { PythonToolApi } from '../python-tool/python-tool-types.ts';
 import { madeToolHandlers } from './made-tools.ts';
 import { createToolKind, partId, type LiveToolInfo } from './tool-kind.ts';
+import { madeToolsSnapshot } from './snapshot.ts';
 
 export type { LiveToolInfo } from './tool-kind.ts';
 export type { MadeToolContent } from './tool-spec.ts';
@@ -52,13 +53,18 @@ export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
     log: (text) => console.warn(text),
   });
   const registration = changes.registerKind(kind);
-  return {
-    api: {
-      live: () => {
-        const stats = new Map(runner.getStats().map((st) => [st.name, st]));
-        return kind.live().map((t) => ({ ...t, calls: stats.get(t.name)?.calls ?? 0, errors: stats.get(t.name)?.errors ?? 0 }));
-      },
+  const api: MadeToolsApi = {
+    live: () => {
+      const stats = new Map(runner.getStats().map((st) => [st.name, st]));
+      return kind.live().map((t) => ({ ...t, calls: stats.get(t.name)?.calls ?? 0, errors: stats.get(t.name)?.errors ?? 0 }));
     },
+  };
+  // The card changes with the made tools' calls and with their versions coming and going.
+  ctx.bus.on('tool:finished', (p) => p.name.startsWith('made.') && ctx.statusChanged());
+  for (const t of ['change:activated', 'change:superseded', 'change:rolled-back'] as const) ctx.bus.on(t, (p) => p.change.kind === 'tool' && ctx.statusChanged());
+  return {
+    api,
+    status: () => madeToolsSnapshot(api.live()),
     tools: madeToolHandlers({ changes, runner, persona: ctx.persona, live: () => kind.live() }),
     // The tools made before come back into force at boot; one that fails is reported and skipped.
     init: async () => {

@@ -11,6 +11,7 @@ import type { UpgradeStatus } from './status.ts';
 import { UPGRADE_DATA_AREA } from './storage.ts';
 import { createUpgradeKind, type LiveUpgradeInfo } from './upgrade-kind.ts';
 import { fullToolName, partId } from './upgrade-spec.ts';
+import { madeUpgradesSnapshot, upgradeCardSnapshot } from './snapshot.ts';
 
 export type { LiveUpgradeInfo } from './upgrade-kind.ts';
 export type { MadeUpgradeContent, UpgradeTestSpec } from './upgrade-spec.ts';
@@ -86,7 +87,19 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
   const registration = changes.registerKind(kind.handler);
   const overlaySubscription = overlay?.onChange(() => kind.reconcile());
   const runs = (id: string) => kind.live().some((u) => u.id === id && u.running);
+  // The list changes as versions come and go and as upgrades start and stop; each card with what its upgrade reports.
+  for (const t of ['change:activated', 'change:superseded', 'change:rolled-back'] as const) ctx.bus.on(t, (p) => p.change.kind === 'upgrade' && ctx.statusChanged());
+  ctx.bus.on('module:loaded', (p) => p.parent === metadata.id && ctx.statusChanged());
+  ctx.bus.on('module:failed', (p) => p.parent === metadata.id && ctx.statusChanged());
+  ctx.bus.on('module:disposed', (p) => p.parent === metadata.id && ctx.statusChanged());
+  ctx.bus.on('made-upgrades:status', (p) => ctx.statusChanged(partId(p.id)));
   return {
+    status: () => madeUpgradesSnapshot(kind.live()),
+    partStatus: (part) => {
+      const id = part.replace(/^upgrade:/, '');
+      const s = kind.status(id);
+      return s && upgradeCardSnapshot(id, s);
+    },
     api: {
       live: () => kind.live(),
       status: (id) => kind.status(id),

@@ -1,9 +1,8 @@
 import { css, html, nothing } from 'lit';
 import type { ToolResult } from '../../src/kernel/tool-contract.ts';
-import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, widgetStyles, type WidgetControl, type WidgetStatus } from '../../src/widgets/module-widget.ts';
-import type { MadeUpgradesApi } from './index.ts';
 import { MADE_UPGRADE_WIDGET } from './upgrade-kind.ts';
+import type { MadeUpgradeCardSnapshot } from './snapshot.ts';
 import { errorLine } from '../../src/kernel/errors.ts';
 
 /** How many log lines the card shows (the upgrade keeps more). */
@@ -12,11 +11,11 @@ const SHOWN_LOG = 8;
 /**
  * `<made-upgrade-widget>`: the card of one agent-made upgrade. A trusted, generic widget: it
  * renders only what the upgrade reported with `ctx.status` — state, a primary and a secondary
- * metric, a message, a small table, recent log lines — and buttons that call the upgrade's own
- * tools as the person (`ui`). Every string is a text binding: no HTML or script from the agent
- * reaches the page. Its module id is the part's (`upgrade:<id>`); its API is MadeUpgrades'.
+ * metric, a message, a small table, recent log lines — as the part's own snapshot
+ * (`upgrade:<id>`), and buttons that call the upgrade's own tools as the person (`ui`). Every
+ * string is a text binding: no HTML or script from the agent reaches the page.
  */
-export class MadeUpgradeWidget extends ModuleWidget<MadeUpgradesApi> {
+export class MadeUpgradeWidget extends ModuleWidget<MadeUpgradeCardSnapshot> {
   static override styles = [widgetStyles, css`
     ol.log { list-style: none; margin: 6px 0 0; padding: 6px 8px; background: #f6f8fb; border-radius: 4px; font: 12px/1.4 ui-monospace, monospace; max-height: 160px; overflow: auto; }
     ol.log li { white-space: pre-wrap; word-break: break-word; }
@@ -25,20 +24,19 @@ export class MadeUpgradeWidget extends ModuleWidget<MadeUpgradesApi> {
   static override properties = { ...ModuleWidget.properties, lastResult: { state: true } };
   declare lastResult: { label: string; result: ToolResult } | undefined;
 
-  private readonly updates = new BusController(this, () => this.bus, ['made-upgrades:status', 'module:loaded', 'module:failed'], () => undefined);
-
   /** The upgrade's id (the part id without `upgrade:`). */
   private get upgradeId(): string {
     return (this.context?.moduleId ?? '').replace(/^upgrade:/, '');
   }
 
-  protected override onContext(): void {
-    this.updates.connect();
+  /** What the upgrade reports, while it runs. */
+  private get card(): MadeUpgradeCardSnapshot | undefined {
+    return this.context?.report.state === 'failed' ? undefined : this.snapshot;
   }
 
   getStatus(): WidgetStatus {
     const report = this.context?.report;
-    const s = this.context?.api?.status(this.upgradeId);
+    const s = this.card;
     if (report?.state === 'failed' || !s) {
       return { state: report?.state === 'failed' ? 'error' : 'disabled', primaryMetric: report?.state === 'failed' ? 'stopped' : 'not running', secondaryMetric: report?.version ?? '', ...(report?.error ? { message: report.error.message } : {}) };
     }
@@ -52,19 +50,17 @@ export class MadeUpgradeWidget extends ModuleWidget<MadeUpgradesApi> {
   }
 
   override getControls(): WidgetControl[] {
-    const api = this.context?.api;
-    const s = api?.status(this.upgradeId);
-    return (s?.buttons ?? []).map((b, i) => ({
+    return (this.card?.buttons ?? []).map((b, i) => ({
       id: `button-${i}`,
       label: b.label,
       action: async () => {
-        this.lastResult = { label: b.label, result: await api!.press(this.upgradeId, i) };
+        this.lastResult = { label: b.label, result: await this.call(b.tool, b.args ?? {}) };
       },
     }));
   }
 
   protected override renderBody() {
-    const s = this.context?.api?.status(this.upgradeId);
+    const s = this.card;
     if (!s) return nothing;
     const r = this.lastResult;
     return html`${s.table

@@ -1,7 +1,7 @@
 import { html } from 'lit';
-import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
-import { metadata, type MadeUpgradesApi } from './index.ts';
+import { metadata } from './index.ts';
+import type { MadeUpgradesSnapshot } from './snapshot.ts';
 // Each agent-made upgrade's own card is defined with its overview, from this folder's widget module.
 import './upgrade-widget.ts';
 
@@ -10,25 +10,19 @@ import './upgrade-widget.ts';
  * them, their tools and the blueprint each is built from. Each running one has a card of its own
  * (`<made-upgrade-widget>`); their history and approvals are on the changes widget.
  */
-export class MadeUpgradesWidget extends ModuleWidget<MadeUpgradesApi> {
-  private readonly events = new BusController(this, () => this.bus, ['change:activated', 'change:rolled-back', 'module:loaded', 'module:failed', 'module:disposed'], () => undefined);
-
-  protected override onContext(): void {
-    this.events.connect();
-  }
-
+export class MadeUpgradesWidget extends ModuleWidget<MadeUpgradesSnapshot> {
   getStatus(): WidgetStatus {
-    const all = this.context?.api?.live() ?? [];
+    const all = this.snapshot?.upgrades ?? [];
     const running = all.filter((u) => u.running).length;
     return {
       state: this.context?.report.state === 'failed' ? 'error' : running ? 'active' : 'idle',
-      primaryMetric: `${counted(all.length, 'upgrade')} in force`,
+      primaryMetric: `${counted(this.snapshot?.total ?? 0, 'upgrade')} in force`,
       secondaryMetric: `${running} running in this persona`,
     };
   }
 
   protected override renderBody() {
-    const all = this.context?.api?.live() ?? [];
+    const all = this.snapshot?.upgrades ?? [];
     if (!all.length) return html`<p class="empty">No agent-made upgrade is in force. An agent writes a blueprint (create_blueprint), then builds it (create_upgrade) and runs it (update_persona).</p>`;
     return html`<table aria-label="agent-made upgrades in force">
       <thead><tr><th>upgrade</th><th>version</th><th>runs here</th><th>tools</th><th>blueprint</th></tr></thead>

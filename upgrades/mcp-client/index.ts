@@ -4,6 +4,7 @@ import { McpServersSchema } from '../../src/kernel/mcp-servers.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { createMcpClient, type McpClientApi } from './mcp-client.ts';
+import { mcpClientSnapshot } from './snapshot.ts';
 
 export type { McpClientApi } from './mcp-client.ts';
 export type { McpServerStatus, McpServerState } from './server-connection.ts';
@@ -42,5 +43,16 @@ export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx)
     callTimeoutMs: ctx.configNumber('callTimeoutMs'),
     version: metadata.version,
   });
-  return { api: client.api, tools: client.tools, init: () => client.init(), dispose: () => client.dispose() };
+  // A server's state comes as its part's module events; its tools and calls as tool events.
+  const ours = (p: { parent?: string; module?: string; name?: string }) => p.parent === metadata.id || p.module === metadata.id || !!p.name?.includes('.');
+  for (const t of ['module:loading', 'module:loaded', 'module:failed', 'module:disposed', 'tool:finished', 'tool:registered', 'tool:unregistered'] as const) {
+    ctx.bus.on(t, (p) => ours(p as { parent?: string }) && ctx.statusChanged());
+  }
+  return {
+    api: client.api,
+    tools: client.tools,
+    status: () => mcpClientSnapshot(client.api.listServers()),
+    init: () => client.init(),
+    dispose: () => client.dispose(),
+  };
 };

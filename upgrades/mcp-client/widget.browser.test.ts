@@ -1,11 +1,12 @@
-// The widget renders what the McpClient reports; the client itself runs real servers in Node
-// (mcp-client.test.ts), so here a plain object stands in for its API.
+// The widget renders what the McpClient reports in its snapshot and restarts a server through
+// restart_mcp_server; the client itself runs real servers in Node (mcp-client.test.ts) and on the
+// dashboard (test/e2e/mcp-dashboard.test.ts).
 import { expect } from 'chai';
-import { createEventBus } from '../../src/kernel/event-bus.ts';
-import type { McpClientApi } from './mcp-client.ts';
+import { recordedView } from '../../test/helpers/recorded-view.ts';
+import { until } from '../../test/helpers/until.ts';
 import type { McpServerStatus } from './server-connection.ts';
 import { McpClientWidget } from './widget.ts';
-import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
+import { $, $$, mount, report, stateOf, text } from '../../test/helpers/widget-fixture.ts';
 
 const server = (over: Partial<McpServerStatus>): McpServerStatus => ({
   name: 'memory', namespace: 'memory', transport: 'stdio', target: 'npx -y @modelcontextprotocol/server-memory', state: 'ready',
@@ -13,22 +14,21 @@ const server = (over: Partial<McpServerStatus>): McpServerStatus => ({
 });
 
 function setup(servers: McpServerStatus[]) {
-  const bus = createEventBus();
-  const restarted: string[] = [];
-  const api: McpClientApi = {
-    listServers: () => servers,
-    getServer: (n) => servers.find((s) => s.name === n)!,
-    async restart(n) {
-      restarted.push(n);
-      const s = servers.find((x) => x.name === n)!;
-      Object.assign(s, { state: 'ready', error: undefined, hint: undefined, restarts: s.restarts + 1 });
-      bus.emit('module:loaded', { id: `mcp:${n}`, version: '1.0.0', durationMs: 1, parent: 'McpClient' });
-      return s;
-    },
-  };
+  const view = recordedView();
+  view.setStatus('McpClient', { servers });
+  // The system restarts the server; its new state arrives as the next snapshot.
+  view.answer('restart_mcp_server', ({ args }) => {
+    const s = servers.find((x) => x.name === args.name)!;
+    Object.assign(s, { state: 'ready', restarts: s.restarts + 1 });
+    delete s.error;
+    delete s.hint;
+    view.emit('module:loaded', { id: `mcp:${s.name}`, version: '1.0.0', durationMs: 1, parent: 'McpClient' });
+    view.setStatus('McpClient', { servers: structuredClone(servers) });
+    return s;
+  });
   const el = new McpClientWidget();
-  el.context = { bus, moduleId: 'McpClient', api, report: report('McpClient', { category: 'tools' }) };
-  return { bus, el, restarted };
+  el.context = { view, moduleId: 'McpClient', report: report('McpClient', { category: 'tools' }) };
+  return { view, el };
 }
 
 describe('mcp-client-widget', () => {
@@ -42,13 +42,13 @@ describe('mcp-client-widget', () => {
   });
 
   it('lists servers with state, tools and calls; a failed one shows its error and hint; Restart brings it back', async () => {
-    const { bus, el, restarted } = setup([
+    const { view, el } = setup([
       server({}),
       server({ name: 'files', namespace: 'files', state: 'failed', tools: ['files.read_file'], error: { code: 'MCP_SERVER_EXITED', message: 'the MCP server files (node fs.js) stopped: its process exited' }, hint: 'Restart it.' }),
       server({ name: 'work', namespace: 'notes', instance: 'work', transport: 'http', target: 'http://127.0.0.1:3001/mcp', skipped: [{ name: 'odd name', reason: 'its name cannot be used' }] }),
     ]);
     const actions: string[] = [];
-    bus.on('widget:action', (p) => actions.push(p.action));
+    view.events.on('widget:action', (p) => actions.push(p.action));
     await mount(el);
     expect(stateOf(el)).to.equal('warning');
     expect(text(el)).to.contain('2 of 3 servers ready');
@@ -62,11 +62,9 @@ describe('mcp-client-widget', () => {
     expect(alerts[0]).to.contain('stopped: its process exited').and.to.contain('Restart it.');
     expect(text(el)).to.contain('Not registered: odd name (its name cannot be used)');
     $$(el, 'tr[data-server="files"] button[data-control=restart]')[0]!.click();
-    await settle(el);
-    await settle(el);
-    expect(restarted).to.deep.equal(['files']);
+    await until('the server back', () => stateOf(el) === 'active');
+    expect(view.calls.map((c) => [c.name, c.args])).to.deep.equal([['restart_mcp_server', { name: 'files' }]]);
     expect(actions).to.deep.equal(['restart:files']);
-    expect(stateOf(el)).to.equal('active');
     expect($$(el, 'tbody p[role=alert]')).to.have.length(0);
     el.remove();
   });

@@ -2,21 +2,22 @@ import { html, nothing } from 'lit';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { metadata } from './index.ts';
-import type { McpClientApi } from './mcp-client.ts';
 import type { McpServerStatus } from './server-connection.ts';
+import type { McpClientSnapshot } from './snapshot.ts';
 
 const STATE_ICONS: Record<McpServerStatus['state'], string> = { starting: '◌', ready: '●', failed: '✖', stopped: '–' };
 
 /**
  * McpClient widget: each MCP server with its state (icon and word), namespace, tools, calls and
- * command or URL; a failed server shows its error and what to do, and every server a Restart.
+ * command or URL, from the McpClient snapshot; a failed server shows its error and what to do,
+ * and every server a Restart (`restart_mcp_server`).
  */
-export class McpClientWidget extends ModuleWidget<McpClientApi> {
+export class McpClientWidget extends ModuleWidget<McpClientSnapshot> {
   static override properties = { ...ModuleWidget.properties, restarting: { state: true } };
   declare restarting: string | undefined;
   private lastChange: number | undefined;
   // Server states arrive as module events of the McpClient's parts; calls as tool events.
-  private readonly events = new BusController(this, () => this.bus, ['module:loading', 'module:loaded', 'module:failed', 'tool:finished', 'tool:registered', 'tool:unregistered'], (r) => {
+  private readonly events = new BusController(this, () => this.feed, ['module:loading', 'module:loaded', 'module:failed', 'tool:finished', 'tool:registered', 'tool:unregistered'], (r) => {
     const p = r.payload as { parent?: string; module?: string; name?: string };
     if (p.parent === 'McpClient' || p.module === 'McpClient' || p.name?.includes('.')) this.lastChange = r.at;
   });
@@ -26,7 +27,7 @@ export class McpClientWidget extends ModuleWidget<McpClientApi> {
   }
 
   private servers(): McpServerStatus[] {
-    return this.context?.api?.listServers() ?? [];
+    return this.snapshot?.servers ?? [];
   }
 
   getStatus(): WidgetStatus {
@@ -46,11 +47,11 @@ export class McpClientWidget extends ModuleWidget<McpClientApi> {
   }
 
   private async restart(name: string): Promise<void> {
-    if (!this.context?.api || this.restarting) return;
-    this.context.bus.emit('widget:action', { module: this.context.moduleId, action: `restart:${name}` });
+    if (!this.context || this.restarting) return;
+    this.context.view.emitLocal('widget:action', { module: this.context.moduleId, action: `restart:${name}` });
     this.restarting = name;
     try {
-      await this.context.api.restart(name);
+      await this.call('restart_mcp_server', { name });
     } finally {
       this.restarting = undefined;
     }

@@ -4,6 +4,7 @@ import { describeError } from '../../src/kernel/errors.ts';
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import { personaOverlaySnapshot } from './snapshot.ts';
 import { createOverlayKind } from './overlay-kind.ts';
 import { nextOverlay, type PersonaOverlayArgs, type PersonaOverlayContent } from './overlay.ts';
 import type { PersonaOverlayApi } from './contract.ts';
@@ -67,12 +68,15 @@ export const factory: UpgradeModule<PersonaOverlayApi>['factory'] = (deps, ctx) 
   });
   const registration = changes.registerKind(kind);
   const inForce = () => changes.active('persona', ctx.persona.id);
+  const overlay = () => {
+    const r = inForce();
+    return current && r?.version ? { ...current, version: r.version, change: r.id, ...(r.activatedAt ? { activatedAt: r.activatedAt } : {}) } : undefined;
+  };
+  for (const t of ['change:activated', 'change:superseded', 'change:rolled-back'] as const) ctx.bus.on(t, (p) => p.change.kind === 'persona' && ctx.statusChanged());
   return {
+    status: () => personaOverlaySnapshot(overlay()),
     api: {
-      overlay: () => {
-        const r = inForce();
-        return current && r?.version ? { ...current, version: r.version, change: r.id, ...(r.activatedAt ? { activatedAt: r.activatedAt } : {}) } : undefined;
-      },
+      overlay,
       upgrades: () => [...(current?.add_upgrades ?? [])],
       onChange(listener) {
         listeners.add(listener);

@@ -1,17 +1,18 @@
 import { html, nothing } from 'lit';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
-import { metadata, type PersonaOverlayApi } from './index.ts';
+import { metadata } from './index.ts';
+import type { PersonaOverlaySnapshot } from './snapshot.ts';
 
 /**
  * `<persona-overlay-widget>`: what an agent added to the persona in force — the agent-made upgrades
  * it runs, the tools it allows and denies — with the overlay's version and change. Its history,
- * approvals and rollbacks are on the changes widget. Updated from change events.
+ * approvals and rollbacks are on the changes widget. Rendered from the PersonaOverlay snapshot.
  */
-export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlayApi> {
+export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlaySnapshot> {
   /** When the overlay last changed, as this page saw it happen. */
   private lastActivity: number | undefined;
-  private readonly changes = new BusController(this, () => this.bus, ['change:activated', 'change:rolled-back'], (r) => {
+  private readonly changes = new BusController(this, () => this.feed, ['change:activated', 'change:rolled-back'], (r) => {
     if ((r.payload as { change: { kind: string } }).change.kind === 'persona') this.lastActivity = r.at;
   });
 
@@ -20,7 +21,7 @@ export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlayApi> {
   }
 
   getStatus(): WidgetStatus {
-    const o = this.context?.api?.overlay();
+    const o = this.snapshot?.overlay;
     return {
       state: this.context?.report.state === 'failed' ? 'error' : o ? 'active' : 'idle',
       primaryMetric: o ? `overlay v${o.version}` : 'no overlay',
@@ -31,7 +32,7 @@ export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlayApi> {
   }
 
   protected override renderBody() {
-    const o = this.context?.api?.overlay();
+    const o = this.snapshot?.overlay;
     if (!o) return html`<p class="empty">An agent extends its persona with what it built through update_persona; the persona files in modules/ are never rewritten.</p>`;
     const row = (label: string, items: string[]) => (items.length ? html`<tr><th>${label}</th><td>${items.join(', ')}</td></tr>` : nothing);
     return html`<table aria-label="persona overlay">

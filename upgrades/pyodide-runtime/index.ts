@@ -2,6 +2,7 @@ import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts
 import type { WorkspaceApi } from '../workspace/contract.ts';
 import { runtimeOptionsFromConfig, type PyodideRuntimeConfig } from './config-options.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
+import { pyodideRuntimeSnapshot, type StartupProgress } from './snapshot.ts';
 
 export type { ExecuteResult, PyodideRuntimeApi, RuntimeState, SyncReport } from './runtime.ts';
 
@@ -30,9 +31,24 @@ export const factory: UpgradeModule<PyodideRuntimeApi>['factory'] = (deps, ctx) 
   const workspace = deps.Workspace as WorkspaceApi | undefined;
   // Python's fetch reaches what the persona allows (an explicit option overrides it, e.g. in tests).
   const network = options.network ?? ctx.persona.network;
-  const runtime = createPyodideRuntime({ ...options, network }, { emit: (type, payload) => ctx.bus.emit(type, payload), workspace });
+  /** The latest start-up progress, for the card. */
+  let progress: StartupProgress | undefined;
+  // What the card shows changes with the runtime's own events: each says so as it goes out.
+  const CARD_EVENTS = new Set(['python:progress', 'python:state', 'python:pool', 'python:started', 'python:finished', 'python:package-installed']);
+  const runtime = createPyodideRuntime(
+    { ...options, network },
+    {
+      emit: (type, payload) => {
+        if (type === 'python:progress') progress = payload as StartupProgress;
+        ctx.bus.emit(type, payload);
+        if (CARD_EVENTS.has(type)) ctx.statusChanged();
+      },
+      workspace,
+    },
+  );
   return {
     api: runtime,
+    status: () => pyodideRuntimeSnapshot(runtime.getState(), progress),
     init() {
       // A session that ended (an MCP client left, ...) gives its runtime back to the pool at once.
       ctx.bus.on('session:ended', ({ session }) => void runtime.endSession(session).catch(() => undefined));

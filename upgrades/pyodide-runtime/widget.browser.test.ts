@@ -1,53 +1,52 @@
-// The runtime widget renders each state from bus events. The first runtime here is a stand-in
-// whose state the test sets; the real runtime drives the same widget in test/e2e/dashboard.test.ts,
-// and a real pool of Web Workers drives its pool rows below.
+// The runtime widget renders each state from the runtime's snapshot and its progress events, and
+// acts through PythonTool's person-only tools. The first view here is fed by the test; a real
+// PyodideRuntime booted alone drives the pool rows below, and the whole dashboard in
+// test/e2e/dashboard.test.ts.
 import { expect } from 'chai';
-import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { PythonStatus } from '../../src/contracts/python-events.ts';
-import { createPyodideRuntime, type PyodideRuntimeApi, type RuntimeState } from './runtime.ts';
+import type { PyodideRuntimeApi } from './runtime.ts';
+import type { PyodideRuntimeSnapshot } from './snapshot.ts';
 import { PyodideRuntimeWidget } from './widget.ts';
+import { bootTest } from '../../test/helpers/test-system.ts';
+import { recordedView } from '../../test/helpers/recorded-view.ts';
 import { $, $$, eventually, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
 
 function setup() {
-  const bus = createEventBus();
-  const calls: string[] = [];
-  let state: RuntimeState = { status: 'idle', packages: [], executions: 0, restarts: 0 };
-  const runtime = {
-    getState: () => state,
-    init: async () => void calls.push('init'),
-    interrupt: () => void calls.push('interrupt'),
-    restart: async () => void calls.push('restart'),
-  } as unknown as PyodideRuntimeApi;
+  const view = recordedView();
+  let state: PyodideRuntimeSnapshot = { status: 'idle', packages: 0, executions: 0, restarts: 0 };
+  for (const tool of ['start_python', 'interrupt_python', 'restart_python']) view.answer(tool, () => ({}));
   const el = new PyodideRuntimeWidget();
-  el.context = { bus, moduleId: 'PyodideRuntime', api: runtime, report: report('PyodideRuntime', { category: 'runtime' }) };
-  const set = (status: PythonStatus, extra: Partial<RuntimeState> = {}) => {
+  el.context = { view, moduleId: 'PyodideRuntime', report: report('PyodideRuntime', { category: 'runtime' }) };
+  const set = (status: PythonStatus, extra: Partial<PyodideRuntimeSnapshot> = {}) => {
     state = { ...state, status, ...extra };
-    bus.emit('python:state', { status });
+    view.emit('python:state', { status });
+    view.setStatus('PyodideRuntime', state);
   };
-  return { bus, el, calls, set };
+  set('idle');
+  return { view, el, set, calls: () => view.calls.map((c) => c.name) };
 }
 
 const buttons = (el: Element) => $$(el, '.controls button').map((b) => `${b.textContent!.trim()}${(b as HTMLButtonElement).disabled ? ' (disabled)' : ''}`);
 
 describe('pyodide-runtime-widget', () => {
-  it('goes through disabled, loading (with stage progress), idle, active, warning and error', async () => {
-    const { bus, el, calls, set } = setup();
+  it('goes through disabled, loading (with stage progress), idle, active, warning and error; its buttons are tool calls', async () => {
+    const { view, el, calls, set } = setup();
     await mount(el);
     expect(stateOf(el)).to.equal('disabled');
     expect(buttons(el)).to.deep.equal(['Start Python', 'Interrupt (disabled)', 'Restart']);
     ($(el, '[data-control=start]') as HTMLButtonElement).click();
-    expect(calls).to.deep.equal(['init']);
+    expect(calls()).to.deep.equal(['start_python']);
 
     set('loading');
-    bus.emit('python:progress', { stage: 'fetch', percent: 40 });
-    bus.emit('python:progress', { stage: 'compile', percent: 55, message: 'compiling the WebAssembly module' });
+    view.emit('python:progress', { stage: 'fetch', percent: 40 });
+    view.emit('python:progress', { stage: 'compile', percent: 55, message: 'compiling the WebAssembly module' });
     await settle(el);
     expect(stateOf(el)).to.equal('loading');
     expect((($(el, 'progress') as HTMLProgressElement).value)).to.equal(55);
     expect($$(el, 'ol.stages li').map((li) => li.textContent!.replace(/\s+/g, ' ').trim())).to.deep.equal(['✓ Fetch', '… Compile', '○ Start Python', '○ Ready']);
     expect(text(el)).to.contain('compiling the WebAssembly module');
 
-    bus.emit('python:progress', { stage: 'ready', percent: 100 });
+    view.emit('python:progress', { stage: 'ready', percent: 100 });
     set('ready', { pythonVersion: '3.13.2', pyodideVersion: '0.29.5', transport: 'shared-memory', memoryBytes: 20 * 1024 * 1024 });
     await settle(el);
     expect(stateOf(el)).to.equal('idle');
@@ -60,13 +59,13 @@ describe('pyodide-runtime-widget', () => {
     expect(buttons(el)).to.deep.equal(['Interrupt', 'Restart']);
     ($(el, '[data-control=interrupt]') as HTMLButtonElement).click();
     ($(el, '[data-control=restart]') as HTMLButtonElement).click();
-    expect(calls).to.deep.equal(['init', 'interrupt', 'restart']);
+    expect(calls()).to.deep.equal(['start_python', 'interrupt_python', 'restart_python']);
 
     set('restarting');
     await settle(el);
     expect(stateOf(el)).to.equal('warning');
 
-    set('error', { lastError: { type: 'WorkerCrashed', message: 'the Python worker exited (code 1)', traceback: '' } });
+    set('error', { lastError: { type: 'WorkerCrashed', message: 'the Python worker exited (code 1)' } });
     await settle(el);
     expect(stateOf(el)).to.equal('error');
     expect($(el, '[role=alert]')!.textContent).to.equal('WorkerCrashed: the Python worker exited (code 1)');
@@ -74,25 +73,37 @@ describe('pyodide-runtime-widget', () => {
     el.remove();
   });
 
-  it('mounted late, shows the load progress from the bus history; leaves no listener behind', async () => {
-    const { bus, el, set } = setup();
+  it('mounted late, shows the load progress from the history; leaves no listener behind', async () => {
+    const { view, el, set } = setup();
     set('loading');
-    bus.emit('python:progress', { stage: 'stdlib', percent: 70 });
-    const before = bus.listenerCount();
+    view.emit('python:progress', { stage: 'stdlib', percent: 70 });
+    const before = view.feed.listenerCount();
     await mount(el);
     expect((($(el, 'progress') as HTMLProgressElement).value)).to.equal(70);
-    expect(bus.listenerCount()).to.be.greaterThan(before);
+    expect(view.feed.listenerCount()).to.be.greaterThan(before);
     el.remove();
-    expect(bus.listenerCount()).to.equal(before);
+    expect(view.feed.listenerCount()).to.equal(before);
+  });
+
+  it('a failed call says why on the card', async () => {
+    const { view, el } = setup();
+    view.answer('start_python', () => {
+      throw Object.assign(new Error('[executeTool] start_python is a person\'s decision'), { code: 'PERSON_ONLY', hint: 'Ask a person.' });
+    });
+    await mount(el);
+    ($(el, '[data-control=start]') as HTMLButtonElement).click();
+    await eventually(el, () => !!$(el, 'p.failure'), true);
+    expect($(el, 'p.failure')!.textContent).to.equal('[executeTool] start_python is a person\'s decision Ask a person.');
+    el.remove();
   });
 });
 
 describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
   it('shows the pool: workers, busy, sessions and the queue, as sessions run in workers of their own', async () => {
-    const bus = createEventBus();
-    const rt = createPyodideRuntime({ poolSize: 2, poolQueueLimit: 5 }, { emit: (type, payload) => bus.emit(type, payload) });
+    const { sys, view } = await bootTest({ upgrades: ['PyodideRuntime'] }, { config: { PyodideRuntime: { autoStart: false, poolSize: 2, poolQueueLimit: 5 } } });
+    const rt = await sys.resolve<PyodideRuntimeApi>('PyodideRuntime');
     const el = new PyodideRuntimeWidget();
-    el.context = { bus, moduleId: 'PyodideRuntime', api: rt, report: report('PyodideRuntime', { category: 'runtime' }) };
+    el.context = { view, moduleId: 'PyodideRuntime', report: report('PyodideRuntime', { category: 'runtime' }) };
     let open!: () => void;
     const opened = new Promise<void>((r) => (open = r));
     let entered!: () => void;
@@ -104,7 +115,7 @@ describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
     });
     try {
       await mount(el);
-      const pool = () => ['workers', 'sessions', 'queue'].map((k) => $(el, `[data-pool=${k}]`)!.textContent);
+      const pool = () => ['workers', 'sessions', 'queue'].map((k) => $(el, `[data-pool=${k}]`)?.textContent);
       expect(pool()).to.deep.equal(['0 of 2 (0 busy)', '0', '0 waiting (limit 5)']);
       // Two sessions, each in a Web Worker of its own with its own globals; one stays busy.
       const a = await rt.execute('x = "a"\nx', { session: 'A' });
@@ -118,7 +129,7 @@ describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
       expect(b.ok && b.value, 'session A ran while session B was blocked').to.equal('a');
       // A third session waits for a worker.
       const third = rt.execute('"c"', { session: 'C' });
-      // The pool's event comes at most every 100 ms, with the state of then.
+      // The pool's event, and the snapshot after it, come at most every 100 ms, with the state of then.
       const waiting = ['2 of 2 (1 busy)', '2', '1 waiting (limit 5)'];
       expect(await eventually(el, pool, waiting)).to.deep.equal(waiting);
       await rt.endSession('A');
@@ -133,7 +144,7 @@ describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
       expect(stateOf(el), 'workers wait for sessions: not "disabled"').to.equal('idle');
     } finally {
       el.remove();
-      await rt.dispose();
+      await sys.dispose();
     }
   });
 });

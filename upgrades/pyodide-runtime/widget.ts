@@ -3,7 +3,7 @@ import type { PythonLoadStage, PythonStatus } from '../../src/contracts/python-e
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, widgetStyles, type WidgetControl, type WidgetState, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { metadata } from './index.ts';
-import type { PyodideRuntimeApi } from './runtime.ts';
+import type { PyodideRuntimeSnapshot } from './snapshot.ts';
 
 const STAGES: { id: PythonLoadStage; label: string }[] = [
   { id: 'fetch', label: 'Fetch' },
@@ -28,9 +28,11 @@ function mb(n: number | undefined): string {
 
 /**
  * PyodideRuntime widget: load progress by stage, state, call_tool transport, memory, the pool of
- * session runtimes (workers, busy, sessions, queue); interrupt and restart (the shared runtime).
+ * session runtimes (workers, busy, sessions, queue), from the runtime's snapshot and its
+ * progress events; Start, Interrupt and Restart (the shared runtime) through PythonTool's
+ * person-only tools.
  */
-export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
+export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeSnapshot> {
   static override styles = [
     widgetStyles,
     css`
@@ -45,22 +47,16 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
     `,
   ];
 
-  private stage: PythonLoadStage | undefined;
-  private percent = 0;
-  private stageMessage = '';
+  /** The latest progress from the events, newer than the snapshot's while Python starts. */
+  private progress: { stage: PythonLoadStage; percent: number; message?: string; at: number } | undefined;
   private lastActivity: number | undefined;
   private readonly events = new BusController(
     this,
-    () => this.bus,
+    () => this.feed,
     ['python:progress', 'python:state', 'python:started', 'python:finished', 'python:pool'],
     (r) => {
       this.lastActivity = r.at;
-      if (r.type === 'python:progress') {
-        const p = r.payload as { stage: PythonLoadStage; percent: number; message?: string };
-        this.stage = p.stage;
-        this.percent = p.percent;
-        this.stageMessage = p.message ?? '';
-      }
+      if (r.type === 'python:progress') this.progress = { ...(r.payload as { stage: PythonLoadStage; percent: number; message?: string }), at: r.at };
     },
   );
 
@@ -68,12 +64,14 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
     this.events.connect();
   }
 
-  private get runtime(): PyodideRuntimeApi | undefined {
-    return this.context?.api;
+  /** Where start-up stands: the latest progress event, else the snapshot's. */
+  private get startup(): { stage?: PythonLoadStage; percent: number; message: string } {
+    const p = this.progress ?? this.snapshot?.progress;
+    return { stage: p?.stage, percent: p?.percent ?? 0, message: p?.message ?? '' };
   }
 
   getStatus(): WidgetStatus {
-    const s = this.runtime?.getState();
+    const s = this.snapshot;
     if (!s) return { state: 'error', primaryMetric: 'unavailable', secondaryMetric: '', message: 'The runtime module did not load.' };
     const pool = s.pool;
     // Runs in sessions (an agent run, an MCP client, a console) go to the pool's runtimes while the
@@ -82,7 +80,7 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
     const state = sessionsBusy ? 'active' : s.status === 'idle' && pool?.workers ? 'idle' : STATE_OF[s.status];
     const primary =
       s.status === 'loading'
-        ? `Loading ${Math.round(this.percent)}%`
+        ? `Loading ${Math.round(this.startup.percent)}%`
         : s.status === 'idle'
           ? pool?.workers
             ? `Python in ${counted(pool.workers, 'session worker')}`
@@ -99,35 +97,37 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
   }
 
   override getControls(): WidgetControl[] {
-    const s = this.runtime?.getState();
+    const s = this.snapshot;
     if (!s) return [];
     const controls: WidgetControl[] = [];
-    if (s.status === 'idle' || s.status === 'error') controls.push({ id: 'start', label: s.status === 'error' ? 'Start again' : 'Start Python', action: () => void this.runtime!.init().catch(() => undefined) });
-    controls.push({ id: 'interrupt', label: 'Interrupt', disabled: s.status !== 'busy', action: () => this.runtime!.interrupt() });
-    controls.push({ id: 'restart', label: 'Restart', disabled: s.status === 'loading' || s.status === 'restarting', action: () => void this.runtime!.restart().catch(() => undefined) });
+    // Start-up and restarts take seconds: their progress shows as events, the call is not awaited.
+    if (s.status === 'idle' || s.status === 'error') controls.push({ id: 'start', label: s.status === 'error' ? 'Start again' : 'Start Python', action: () => void this.call('start_python') });
+    controls.push({ id: 'interrupt', label: 'Interrupt', disabled: s.status !== 'busy', action: () => void this.call('interrupt_python') });
+    controls.push({ id: 'restart', label: 'Restart', disabled: s.status === 'loading' || s.status === 'restarting', action: () => void this.call('restart_python') });
     return controls;
   }
 
   protected override renderBody() {
-    const s = this.runtime?.getState();
+    const s = this.snapshot;
     if (!s) return nothing;
     const loading = s.status === 'loading' || s.status === 'restarting';
-    const currentIndex = STAGES.findIndex((st) => st.id === this.stage);
+    const { stage, percent, message } = this.startup;
+    const currentIndex = STAGES.findIndex((st) => st.id === stage);
     return html`
-      ${loading || this.stage !== 'ready'
+      ${loading || stage !== 'ready'
         ? html`<div class="bar">
-              <progress max="100" .value=${this.percent} aria-label="Python start-up progress">${Math.round(this.percent)}%</progress>
-              <span>${Math.round(this.percent)}%</span>
+              <progress max="100" .value=${percent} aria-label="Python start-up progress">${Math.round(percent)}%</progress>
+              <span>${Math.round(percent)}%</span>
             </div>
             <ol class="stages" aria-label="start-up stages">
               ${STAGES.map(
                 (st, i) =>
-                  html`<li data-done=${i < currentIndex || this.stage === 'ready' ? 'true' : 'false'} data-current=${i === currentIndex ? 'true' : 'false'}>
-                    ${i < currentIndex || this.stage === 'ready' ? '✓' : i === currentIndex ? '…' : '○'} ${st.label}
+                  html`<li data-done=${i < currentIndex || stage === 'ready' ? 'true' : 'false'} data-current=${i === currentIndex ? 'true' : 'false'}>
+                    ${i < currentIndex || stage === 'ready' ? '✓' : i === currentIndex ? '…' : '○'} ${st.label}
                   </li>`,
               )}
             </ol>
-            ${this.stageMessage ? html`<div class="secondary">${this.stageMessage}</div>` : nothing}`
+            ${message ? html`<div class="secondary">${message}</div>` : nothing}`
         : nothing}
       <dl>
         <dt>Shared runtime</dt><dd>${s.status}</dd>
@@ -135,7 +135,7 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
         <dt>Started</dt><dd>${s.fromSnapshot === undefined ? '—' : s.fromSnapshot ? 'from the start-up snapshot' : 'anew (no snapshot restored)'}</dd>
         <dt>call_tool transport</dt><dd>${s.transport ?? '—'}</dd>
         <dt>Memory (wasm heap)</dt><dd>${mb(s.memoryBytes)}</dd>
-        <dt>Packages</dt><dd>${s.packages.length}</dd>
+        <dt>Packages</dt><dd>${s.packages}</dd>
         ${s.pool
           ? html`<dt>Session workers</dt><dd data-pool="workers">${s.pool.workers} of ${s.pool.size} (${s.pool.busy} busy)</dd>
               <dt>Sessions</dt><dd data-pool="sessions">${s.pool.sessions}</dd>

@@ -1,24 +1,32 @@
 import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
-import type { EventBus } from '../../src/kernel/event-bus.ts';
+import type { ToolResult } from '../../src/kernel/tool-contract.ts';
+import type { SystemView } from '../../src/view/system-view.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { widgetStyles } from '../../src/widgets/module-widget.ts';
-import type { ExecuteResult } from '../pyodide-runtime/contract.ts';
 import { OutputBuffer } from './output-buffer.ts';
-import type { PythonToolApi } from './python-tool-types.ts';
+import type { ExecutePythonErrorDetails, ExecutePythonValue } from './python-tool-types.ts';
 
 let consoleRuns = 0;
 /** Consoles made in this page, for their session names. */
 let consoles = 0;
+/**
+ * This page's mark in session and run names: a system attached from another process serves
+ * several pages, and each page's consoles keep their globals and output apart.
+ */
+const PAGE = Math.random().toString(36).slice(2, 10);
+
+/** What one run of the console answered: `execute_python`'s tool result. */
+export type ConsoleResult = ToolResult<ExecutePythonValue>;
 
 /**
- * `<python-console>`: type Python, run it with Ctrl/Cmd+Enter or the Run button, watch stdout and
- * stderr stream in (told apart by label and style), see the value or the error with its traceback
- * and hint, interrupt a run. Output is kept bounded on screen; the full log can be downloaded.
+ * `<python-console .view=${view}>`: type Python, run it with Ctrl/Cmd+Enter or the Run button
+ * (`execute_python` in the console's own session), watch stdout and stderr stream in (told apart
+ * by label and style), see the value or the error with its traceback and hint, interrupt a run
+ * (`interrupt_python`). Output is kept bounded on screen; the full log can be downloaded.
  */
 export class PythonConsole extends LitElement {
   static override properties = {
-    python: { attribute: false },
-    bus: { attribute: false },
+    view: { attribute: false },
     running: { state: true },
     result: { state: true },
   };
@@ -44,21 +52,20 @@ export class PythonConsole extends LitElement {
     `,
   ];
 
-  declare python: PythonToolApi | undefined;
-  declare bus: EventBus | undefined;
+  declare view: SystemView | undefined;
   declare running: boolean;
-  declare result: ExecuteResult | undefined;
+  declare result: ConsoleResult | undefined;
   private readonly output = new OutputBuffer(2000);
   private runId: string | undefined;
   /**
    * This console's session: its own Python runtime of the pool and its own globals, kept across
-   * its runs, apart from agents' and MCP clients'.
+   * its runs, apart from agents', MCP clients' and other pages' consoles.
    */
-  readonly session = `console-${++consoles}`;
+  readonly session = `console-${PAGE}-${++consoles}`;
   private frame = 0;
   private downloadUrl: string | undefined;
 
-  private readonly stream = new BusController(this, () => this.bus, ['python:stdout', 'python:stderr'], (r) => {
+  private readonly stream = new BusController(this, () => this.view?.events, ['python:stdout', 'python:stderr'], (r) => {
     const p = r.payload as { runId: string; chunk: string };
     if (p.runId !== this.runId) return;
     this.output.append(r.type === 'python:stdout' ? 'stdout' : 'stderr', p.chunk);
@@ -89,7 +96,7 @@ export class PythonConsole extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (changed.has('bus')) this.stream.connect();
+    if (changed.has('view')) this.stream.connect();
   }
 
   override disconnectedCallback(): void {
@@ -100,19 +107,25 @@ export class PythonConsole extends LitElement {
   }
 
   /** Runs the editor's code (or `code`). */
-  async run(code?: string): Promise<ExecuteResult | undefined> {
+  async run(code?: string): Promise<ConsoleResult | undefined> {
     const editor = this.renderRoot.querySelector('textarea');
     const source = code ?? editor?.value ?? '';
-    if (!this.python || this.running || !source.trim()) return undefined;
+    if (!this.view || this.running || !source.trim()) return undefined;
     this.output.clear();
     this.result = undefined;
     this.running = true;
-    this.runId = `console-${++consoleRuns}`;
-    // The console goes through PythonTool, so its runs count in the statistics like any other.
-    const result = await this.python.executePython({ code: source, runId: this.runId, session: this.session });
+    // The call's id is the run's: its output events carry it, so the console streams its own run only.
+    this.runId = `${this.session}-run-${++consoleRuns}`;
+    // The console is a person at the page: execute_python like any caller, counted in the statistics.
+    const result = await this.view.callTool<ExecutePythonValue>('execute_python', { code: source }, { session: this.session, callId: this.runId });
     this.result = result;
     this.running = false;
     return result;
+  }
+
+  /** Interrupts this console's run. */
+  private interrupt(): void {
+    void this.view?.callTool('interrupt_python', { session: this.session });
   }
 
   private onKeydown(e: KeyboardEvent): void {
@@ -135,11 +148,17 @@ export class PythonConsole extends LitElement {
     const r = this.result;
     if (!r) return nothing;
     if (r.ok) {
-      return html`<p class="value" role="status">✓ finished in ${r.executionTime.toFixed(0)} ms${r.value === null || r.value === undefined ? '' : html` — value: <code>${JSON.stringify(r.value, null, 1)}</code>`}</p>`;
+      const v = r.value;
+      return html`<p class="value" role="status">✓ finished in ${v.executionTime.toFixed(0)} ms${v.value === null || v.value === undefined ? '' : html` — value: <code>${JSON.stringify(v.value, null, 1)}</code>`}</p>`;
     }
+    // A Python error's code is its exception type and its message starts with it; any other failure
+    // (refused, timed out) is shown the same way, with its hint.
+    const { code, message } = r.error;
+    const text = message.startsWith(`${code}: `) ? message.slice(code.length + 2) : message;
+    const traceback = (r.error.details as Partial<ExecutePythonErrorDetails> | undefined)?.traceback;
     return html`<div class="error" role="alert">
-      <strong>✖ ${r.error.type}</strong>${r.error.message ? `: ${r.error.message}` : ''}
-      ${r.error.traceback ? html`<pre aria-label="traceback">${r.error.traceback}</pre>` : nothing}
+      <strong>✖ ${code}</strong>${text ? `: ${text}` : ''}
+      ${traceback ? html`<pre aria-label="traceback">${traceback}</pre>` : nothing}
       ${r.hint ? html`<div class="hint">Hint: ${r.hint}</div>` : nothing}
     </div>`;
   }
@@ -151,8 +170,8 @@ export class PythonConsole extends LitElement {
       <label for="code">Python code</label>
       <textarea id="code" spellcheck="false" placeholder="print('hello')  — Ctrl+Enter to run" @keydown=${this.onKeydown}></textarea>
       <div class="row">
-        <button type="button" data-control="run" ?disabled=${this.running || !this.python} @click=${() => this.run()}>▶ Run</button>
-        <button type="button" data-control="interrupt" ?disabled=${!this.running} @click=${() => this.python?.interrupt(this.session)}>■ Interrupt</button>
+        <button type="button" data-control="run" ?disabled=${this.running || !this.view} @click=${() => this.run()}>▶ Run</button>
+        <button type="button" data-control="interrupt" ?disabled=${!this.running} @click=${() => this.interrupt()}>■ Interrupt</button>
         <span class="kbd">Ctrl/Cmd+Enter runs</span>
         ${this.running ? html`<span role="status">Running…</span>` : nothing}
       </div>

@@ -3,6 +3,8 @@ import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts
 import type { PyodideRuntimeApi } from '../pyodide-runtime/contract.ts';
 import { createPythonTool } from './python-tool.ts';
 import type { PythonToolApi } from './python-tool-types.ts';
+import { pythonPersonTools } from './person-tools.ts';
+import { pythonToolSnapshot } from './snapshot.ts';
 
 export type { PythonToolApi, PythonToolStats } from './python-tool-types.ts';
 
@@ -18,13 +20,22 @@ export const metadata: UpgradeMetadata = {
 };
 
 export const factory: UpgradeModule<PythonToolApi>['factory'] = (deps, ctx) => {
+  const runtime = deps.PyodideRuntime as PyodideRuntimeApi;
   const { api, tools } = createPythonTool({
-    runtime: deps.PyodideRuntime as PyodideRuntimeApi,
+    runtime,
     runner: deps.ToolRunner as ToolRunnerApi,
     persona: ctx.persona,
     bus: ctx.bus,
     readyTimeoutMs: ctx.configNumber('readyTimeoutMs'),
     slowCallMs: ctx.configNumber('slowCallMs'),
   });
-  return { api, tools, dispose: () => (deps.PyodideRuntime as PyodideRuntimeApi).setToolCallHandler(undefined) };
+  // What the card shows: runs, the runtime's state and packages, and the catalog (tools come and go).
+  const changed = () => ctx.statusChanged();
+  for (const t of ['python-tool:executed', 'python:state', 'python:pool', 'python:package-installed', 'tool:registered', 'tool:unregistered'] as const) ctx.bus.on(t, changed);
+  return {
+    api,
+    tools: { ...tools, ...pythonPersonTools(runtime) },
+    status: () => pythonToolSnapshot(api),
+    dispose: () => runtime.setToolCallHandler(undefined),
+  };
 };

@@ -1,34 +1,46 @@
-// The PythonTool widget and its console, with a stand-in PythonTool API whose answers the test
-// controls; the real one drives the same widget in test/e2e/dashboard.test.ts.
+// The PythonTool widget and its console against a view the test feeds: PythonTool's snapshots,
+// the run's output events, and execute_python's answers; the real PythonTool drives the same
+// widget in test/e2e/dashboard.test.ts and test/browser/agent-panel.test.ts.
 import { expect } from 'chai';
-import { createEventBus } from '../../src/kernel/event-bus.ts';
-import type { ExecuteResult, RuntimeState } from '../pyodide-runtime/contract.ts';
-import type { PythonToolApi, PythonToolStats } from './python-tool-types.ts';
+import type { PythonPoolState, PythonStatus } from '../../src/contracts/python-events.ts';
+import type { ToolResult } from '../../src/kernel/tool-contract.ts';
+import type { ExecutePythonValue, PythonToolStats } from './python-tool-types.ts';
 import type { PythonConsole } from './console.ts';
+import type { PythonToolSnapshot } from './snapshot.ts';
 import { PythonToolWidget } from './widget.ts';
+import { recordedView } from '../../test/helpers/recorded-view.ts';
 import { $, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
 
+/** What a run answers: execute_python's tool result. */
+type Run = (code: string, runId: string) => Promise<ToolResult<ExecutePythonValue>>;
+
+const okRun = (v: Partial<ExecutePythonValue> = {}): ToolResult<ExecutePythonValue> => ({ ok: true, value: { value: null, stdout: '', stderr: '', executionTime: 1, ...v }, durationMs: 1 });
+
 function setup() {
-  const bus = createEventBus({ historySize: 5000 });
-  let stats: PythonToolStats = { executions: 0, successes: 0, failures: 0, meanMs: 0, errors: [] };
-  let runtime: RuntimeState = { status: 'loading', packages: [], executions: 0, restarts: 0 };
-  let next: (code: string, runId: string) => Promise<ExecuteResult> = async () => ({ ok: true, value: null, stdout: '', stderr: '', executionTime: 1, runId: 'x' });
-  let interrupted = 0;
-  const api = {
-    getStats: () => stats,
-    getRuntimeState: () => runtime,
-    getCatalog: () => ({ tools: [{ name: 'execute_python', description: 'Run Python.' }], namespaces: [{ namespace: 'workspace', tools: ['read_file'] }] }),
-    interrupt: () => void interrupted++,
-    executePython: (args: { code: string; runId?: string }) => next(args.code, args.runId!),
-  } as unknown as PythonToolApi;
+  const view = recordedView();
+  let snap: PythonToolSnapshot = {
+    stats: { executions: 0, successes: 0, failures: 0, meanMs: 0, errors: [] },
+    runtime: { status: 'loading' },
+    catalog: { tools: [{ name: 'execute_python', description: 'Run Python.' }], namespaces: [{ namespace: 'workspace', tools: ['read_file'] }] },
+    packages: [],
+  };
+  let next: Run = async () => okRun();
+  const interrupted: unknown[] = [];
+  view.answer('execute_python', ({ args, options }) => next(String(args.code), options.callId!));
+  view.answer('interrupt_python', ({ args }) => void interrupted.push(args.session));
+  const publish = () => view.setStatus('PythonTool', structuredClone(snap));
+  publish();
   const el = new PythonToolWidget();
-  el.context = { bus, moduleId: 'PythonTool', api, report: report('PythonTool', { category: 'tools' }) };
+  el.context = { view, moduleId: 'PythonTool', report: report('PythonTool', { category: 'tools' }) };
   return {
-    bus,
+    view,
     el,
-    setStats: (s: Partial<PythonToolStats>) => (stats = { ...stats, ...s }),
-    setRuntime: (r: Partial<RuntimeState>) => (runtime = { ...runtime, ...r }),
-    onRun: (f: typeof next) => (next = f),
+    setStats: (s: Partial<PythonToolStats>) => ((snap = { ...snap, stats: { ...snap.stats, ...s } }), publish()),
+    setRuntime: (status: PythonStatus, extra: { pool?: PythonPoolState; packages?: PythonToolSnapshot['packages'] } = {}) => {
+      snap = { ...snap, runtime: { status, ...(extra.pool ? { pool: extra.pool } : {}) }, ...(extra.packages ? { packages: extra.packages } : {}) };
+      publish();
+    },
+    onRun: (f: Run) => (next = f),
     interrupts: () => interrupted,
   };
 }
@@ -38,7 +50,7 @@ const consoleOf = (el: Element) => $(el, 'python-console') as unknown as PythonC
 /** A mounted widget with Python ready, and its console. */
 async function mountedConsole() {
   const f = setup();
-  f.setRuntime({ status: 'ready' });
+  f.setRuntime('ready');
   await mount(f.el);
   const c = consoleOf(f.el);
   await c.updateComplete;
@@ -50,24 +62,21 @@ describe('python-tool-widget', () => {
     const f = setup();
     await mount(f.el);
     expect(stateOf(f.el)).to.equal('loading');
-    f.setRuntime({ status: 'ready', packages: [{ name: 'attrs', version: '23.2.0' }] });
-    f.bus.emit('python:state', { status: 'ready' });
+    f.setRuntime('ready', { packages: [{ name: 'attrs', version: '23.2.0' }] });
     await settle(f.el);
     expect(stateOf(f.el)).to.equal('idle');
     expect(text(f.el)).to.match(/0 executions.*Python ready/);
     expect(text(f.el)).to.contain('attrs 23.2.0');
     expect(text(f.el)).to.contain('from tools.workspace import read_file');
-    f.setRuntime({ status: 'busy' });
-    f.bus.emit('python:state', { status: 'busy' });
+    f.setRuntime('busy');
     await settle(f.el);
     expect(stateOf(f.el)).to.equal('active');
     // Runs in sessions (on the pool's runtimes) keep the card active while the shared runtime idles.
     const pool = { size: 2, workers: 2, busy: 2, sessions: 3, queued: 1, queueLimit: 64, runs: 5 };
     /** The shared runtime's status and the pool's busy runtimes, as the widget learns them. */
-    const poolNow = async (status: RuntimeState['status'], busy: number) => {
+    const poolNow = async (status: PythonStatus, busy: number) => {
       const state = { ...pool, busy, queued: busy ? pool.queued : 0 };
-      f.setRuntime({ status, pool: state });
-      f.bus.emit('python:pool', state);
+      f.setRuntime(status, { pool: state });
       await settle(f.el);
       return { state: stateOf(f.el), text: text(f.el) };
     };
@@ -84,16 +93,14 @@ describe('python-tool-widget', () => {
     now = await poolNow('idle', 0);
     expect(now.state, 'not loading: Python is up in the pool').to.equal('idle');
     expect(now.text).to.match(/Python ready/);
-    f.setRuntime({ status: 'ready' });
+    f.setRuntime('ready');
     f.setStats({ executions: 4, successes: 3, failures: 1, successRate: 0.75, meanMs: 12.4, errors: [{ type: 'ValueError', message: 'bad', at: Date.now() }], lastExecution: { at: Date.now(), ok: false, durationMs: 9 } });
-    f.bus.emit('python-tool:executed', { runId: 'r', ok: false, durationMs: 9, errorType: 'ValueError' });
     await settle(f.el);
     expect(stateOf(f.el)).to.equal('warning');
     expect(text(f.el)).to.match(/Last run failed: ValueError: bad/);
     expect(text(f.el)).to.match(/4\s*executions\s*75%\s*success rate\s*12 ms\s*mean time\s*1\s*errors/);
     expect(text(f.el)).to.match(/Last execution: just now \(✖ failed, 9 ms\)/);
-    f.setRuntime({ status: 'error' });
-    f.bus.emit('python:state', { status: 'error' });
+    f.setRuntime('error');
     await settle(f.el);
     expect(stateOf(f.el)).to.equal('error');
     f.el.remove();
@@ -102,11 +109,11 @@ describe('python-tool-widget', () => {
   it('console: streams only its own run, tells stderr apart, shows value or traceback and hint', async () => {
     const { f, c } = await mountedConsole();
     f.onRun(async (_code, runId) => {
-      f.bus.emit('python:stdout', { runId: 'someone-else', chunk: 'not mine\n' });
-      f.bus.emit('python:stdout', { runId, chunk: 'hello\n' });
-      f.bus.emit('python:stderr', { runId, chunk: 'careful\n' });
+      f.view.emit('python:stdout', { runId: 'someone-else', chunk: 'not mine\n' });
+      f.view.emit('python:stdout', { runId, chunk: 'hello\n' });
+      f.view.emit('python:stderr', { runId, chunk: 'careful\n' });
       await new Promise((r) => setTimeout(r, 50));
-      return { ok: true, value: { answer: 42 }, stdout: 'hello\n', stderr: 'careful\n', executionTime: 5, runId };
+      return okRun({ value: { answer: 42 }, stdout: 'hello\n', stderr: 'careful\n', executionTime: 5 });
     });
     await c.run('print("hello")');
     await settle(c);
@@ -114,14 +121,11 @@ describe('python-tool-widget', () => {
     expect(spans).to.deep.equal([['stdout', 'hello\n'], ['stderr', 'careful\n']]);
     expect(getComputedStyle(c.shadowRoot!.querySelector('.out .stderr')!, '::before').content).to.equal('"[stderr] "');
     expect(c.shadowRoot!.querySelector('.value')!.textContent).to.match(/value: \{\s*"answer": 42\s*\}/);
-    f.onRun(async (_code, runId) => ({
+    f.onRun(async () => ({
       ok: false,
-      error: { type: 'ZeroDivisionError', message: 'division by zero', traceback: 'Traceback (most recent call last):\n  File "<python:2>", line 1\nZeroDivisionError: division by zero\n' },
+      error: { code: 'ZeroDivisionError', message: 'ZeroDivisionError: division by zero', details: { traceback: 'Traceback (most recent call last):\n  File "<python:2>", line 1\nZeroDivisionError: division by zero\n', stdout: '', stderr: '', executionTime: 1 } },
       hint: 'Do not divide by zero.',
-      stdout: '',
-      stderr: '',
-      executionTime: 1,
-      runId,
+      durationMs: 1,
     }));
     await c.run('1/0');
     await settle(c);
@@ -136,13 +140,10 @@ describe('python-tool-widget', () => {
     const { f, c } = await mountedConsole();
     f.el.style.width = '360px';
     const word = 'z'.repeat(500);
-    f.onRun(async (_code, runId) => ({
+    f.onRun(async () => ({
       ok: false,
-      error: { type: 'ValueError', message: word, traceback: `Traceback (most recent call last):\n  File "<python:1>", line 1, in <module>\nValueError: ${word}\n` },
-      stdout: '',
-      stderr: '',
-      executionTime: 1,
-      runId,
+      error: { code: 'ValueError', message: `ValueError: ${word}`, details: { traceback: `Traceback (most recent call last):\n  File "<python:1>", line 1, in <module>\nValueError: ${word}\n`, stdout: '', stderr: '', executionTime: 1 } },
+      durationMs: 1,
     }));
     await c.run(`raise ValueError("${word}")`);
     await settle(c);
@@ -157,9 +158,9 @@ describe('python-tool-widget', () => {
     const { f, c } = await mountedConsole();
     let release!: () => void;
     let ran = '';
-    f.onRun((code, runId) => {
+    f.onRun((code) => {
       ran = code;
-      return new Promise((r) => (release = () => r({ ok: true, value: null, stdout: '', stderr: '', executionTime: 1, runId })));
+      return new Promise((r) => (release = () => r(okRun())));
     });
     const ta = c.shadowRoot!.querySelector('textarea')!;
     ta.value = 'while True: pass';
@@ -169,7 +170,9 @@ describe('python-tool-widget', () => {
     const interrupt = c.shadowRoot!.querySelector<HTMLButtonElement>('[data-control=interrupt]')!;
     expect(interrupt.disabled).to.equal(false);
     interrupt.click();
-    expect(f.interrupts()).to.equal(1);
+    await settle(c);
+    expect(f.interrupts(), 'interrupt_python for the console\'s own session').to.deep.equal([c.session]);
+    expect(f.view.calls.find((x) => x.name === 'execute_python')!.options.session).to.equal(c.session);
     release();
     await new Promise((r) => setTimeout(r, 20));
     await settle(c);
@@ -183,10 +186,10 @@ describe('python-tool-widget', () => {
       for (let chunk = 0; chunk < 100; chunk++) {
         let s = '';
         for (let i = 0; i < 1000; i++) s += `line ${chunk * 1000 + i}\n`;
-        f.bus.emit('python:stdout', { runId, chunk: s });
+        f.view.emit('python:stdout', { runId, chunk: s });
         if (chunk % 10 === 0) await new Promise((r) => setTimeout(r, 0));
       }
-      return { ok: true, value: null, stdout: '', stderr: '', executionTime: 1, runId };
+      return okRun();
     });
     await c.run('for i in range(100000): print("line", i)');
     await settle(c);
@@ -203,11 +206,11 @@ describe('python-tool-widget', () => {
 
   it('leaves no listener behind when removed', async () => {
     const f = setup();
-    const before = f.bus.listenerCount();
+    const before = f.view.feed.listenerCount();
     await mount(f.el);
     await consoleOf(f.el).updateComplete;
-    expect(f.bus.listenerCount()).to.be.greaterThan(before);
+    expect(f.view.feed.listenerCount()).to.be.greaterThan(before);
     f.el.remove();
-    expect(f.bus.listenerCount()).to.equal(before);
+    expect(f.view.feed.listenerCount()).to.equal(before);
   });
 });

@@ -1,16 +1,16 @@
 import { css, html, nothing } from 'lit';
-import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import './console.ts';
 import { metadata } from './index.ts';
-import type { PythonToolApi } from './python-tool-types.ts';
+import type { PythonToolSnapshot } from './snapshot.ts';
 
 /**
  * PythonTool widget: executions, success rate, mean time, recent errors, the tool catalog,
- * installed packages with versions, the last execution as relative time, and the Python console.
+ * installed packages with versions, the last execution as relative time — from PythonTool's
+ * snapshot — and the Python console.
  */
-export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
+export class PythonToolWidget extends ModuleWidget<PythonToolSnapshot> {
   static override styles = [
     widgetStyles,
     css`
@@ -25,17 +25,11 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
     `,
   ];
 
-  private readonly events = new BusController(this, () => this.bus, ['python-tool:executed', 'python:package-installed', 'python:state', 'python:pool'], () => undefined);
-
-  protected override onContext(): void {
-    this.events.connect();
-  }
-
   getStatus(): WidgetStatus {
-    const api = this.context?.api;
-    if (!api) return { state: 'error', primaryMetric: 'unavailable', secondaryMetric: '' };
-    const s = api.getStats();
-    const rt = api.getRuntimeState();
+    const snap = this.snapshot;
+    if (!snap) return { state: this.context?.report.state === 'failed' ? 'error' : 'loading', primaryMetric: this.context?.report.state === 'failed' ? 'unavailable' : '…', secondaryMetric: '' };
+    const s = snap.stats;
+    const rt = snap.runtime;
     // Sessions (agent runs, MCP sessions) run on the pool's runtimes, not on the shared one.
     const sessionRuns = rt.pool?.busy ?? 0;
     const busy = rt.status === 'busy' || sessionRuns > 0;
@@ -53,11 +47,10 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
   }
 
   protected override renderBody() {
-    const api = this.context?.api;
-    if (!api) return nothing;
-    const s = api.getStats();
-    const catalog = api.getCatalog();
-    const packages = api.getRuntimeState().packages;
+    const snap = this.snapshot;
+    if (!snap || !this.context) return nothing;
+    const s = snap.stats;
+    const { catalog, packages } = snap;
     return html`
       <div class="grid" aria-label="execution statistics">
         <div class="stat"><b>${s.executions}</b><span>executions</span></div>
@@ -72,13 +65,13 @@ export class PythonToolWidget extends ModuleWidget<PythonToolApi> {
       <details>
         <summary>Tool catalog (${catalog.tools.length} tools, ${catalog.namespaces.length} namespaces from Python)</summary>
         <ul>${catalog.tools.map((t) => html`<li><code>${t.name}</code> — ${t.description}</li>`)}</ul>
-        <ul>${catalog.namespaces.map((n) => html`<li><code>from tools.${n.namespace} import</code> ${n.tools.join(', ')}</li>`)}</ul>
+        <ul>${catalog.namespaces.map((n) => html`<li><code>from tools.${n.namespace} import</code> ${n.tools.join(', ')}${n.more ? ` and ${n.more} more` : ''}</li>`)}</ul>
       </details>
       <details>
         <summary>Installed packages (${packages.length})</summary>
         ${packages.length ? html`<ul>${packages.map((p) => html`<li>${p.name} ${p.version}</li>`)}</ul>` : html`<p class="empty">None beyond the standard library.</p>`}
       </details>
-      <python-console .python=${api} .bus=${this.bus}></python-console>
+      <python-console .view=${this.context.view}></python-console>
     `;
   }
 }

@@ -4,6 +4,7 @@ import { clip } from '../../src/kernel/bounded.ts';
 import { errorLine } from '../../src/kernel/errors.ts';
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import { createToolRunner } from './tool-runner.ts';
+import { toolRunnerSnapshot } from './snapshot.ts';
 
 /** ToolRunner: the one place every tool call goes through. */
 export const metadata: UpgradeMetadata = {
@@ -29,15 +30,23 @@ export const factory: UpgradeModule<ToolRunnerApi>['factory'] = (_deps, ctx) => 
   };
   // Modules that failed before this one was made (a missing dependency) are in the history.
   for (const r of ctx.bus.history(['module:failed'])) failed(r.payload);
-  const subs = [ctx.bus.on('module:failed', failed), ctx.bus.on('module:loaded', loaded)];
+  // The card's totals change with every call and registration.
+  const changed = () => ctx.statusChanged();
+  const subs = [
+    ctx.bus.on('module:failed', failed),
+    ctx.bus.on('module:loaded', loaded),
+    ...(['tool:finished', 'tool:registered', 'tool:unregistered'] as const).map((t) => ctx.bus.on(t, changed)),
+  ];
+  const api = createToolRunner({
+    bus: ctx.bus,
+    persona: ctx.persona,
+    // Read like every upgrade's options: a value that is there but unusable fails the module, naming it.
+    defaultTimeoutMs: ctx.configNumber('defaultTimeoutMs', 30_000),
+    missingTool: (name) => missing.get(name),
+  });
   return {
-    api: createToolRunner({
-      bus: ctx.bus,
-      persona: ctx.persona,
-      // Read like every upgrade's options: a value that is there but unusable fails the module, naming it.
-      defaultTimeoutMs: ctx.configNumber('defaultTimeoutMs', 30_000),
-      missingTool: (name) => missing.get(name),
-    }),
+    api,
+    status: () => toolRunnerSnapshot(api),
     dispose: () => subs.forEach((s) => s.dispose()),
   };
 };

@@ -7,7 +7,7 @@ import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import { personaAllows } from '../../src/kernel/allow-list.ts';
 import { closest } from '../../src/kernel/suggest.ts';
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
-import type { ExecuteOptions, ToolExecutor, ToolResult, ToolRunnerApi, ToolStats } from '../../src/kernel/tool-contract.ts';
+import { isPersonCaller, PERSON_ONLY_HINT, type ExecuteOptions, type ToolExecutor, type ToolResult, type ToolRunnerApi, type ToolStats } from '../../src/kernel/tool-contract.ts';
 
 /** Options of {@link createToolRunner}. */
 export interface ToolRunnerOptions {
@@ -137,7 +137,9 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
           { name, module: missing.module },
         );
       }
-      const near = closest(name, tools.keys());
+      // A person's tools are suggested to people only: an agent is never pointed at one.
+      const person = isPersonCaller(opts.caller);
+      const near = closest(name, [...tools].filter(([, all]) => person || declarationOf(all).audience !== 'person').map(([n]) => n));
       return fail(
         'UNKNOWN_TOOL',
         `[executeTool] no tool named ${JSON.stringify(name)}${near.length ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(' or ')}?` : ''}`,
@@ -145,7 +147,17 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         { name, suggestions: near },
       );
     }
-    if (!personaAllows(persona, name)) {
+    const personOnly = tool.declaration.audience === 'person';
+    if (personOnly && !isPersonCaller(opts.caller)) {
+      return fail(
+        'PERSON_ONLY',
+        `[executeTool] ${name} is a person's decision: only the dashboard or the command line may call it, not ${quote(opts.caller ?? 'agent')}`,
+        `Ask a person to ${PERSON_ONLY_HINT}.`,
+        { name, caller: opts.caller ?? 'agent' },
+      );
+    }
+    // The allow-list says what the persona's agents may call; a person's own tools are not theirs.
+    if (!personOnly && !personaAllows(persona, name)) {
       const dot = name.indexOf('.');
       return fail(
         'TOOL_NOT_ALLOWED',
@@ -307,7 +319,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
 
     getToolDeclarations(o = {}) {
       const p = o.persona ?? persona;
-      return [...tools.values()].map(declarationOf).filter((d) => personaAllows(p, d.name));
+      const person = o.audience === 'person';
+      return [...tools.values()].map(declarationOf).filter((d) => (d.audience === 'person' ? person : personaAllows(p, d.name)));
     },
 
     hasTool: (name) => tools.has(name),

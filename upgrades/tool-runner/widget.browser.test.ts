@@ -1,29 +1,28 @@
 import { expect } from 'chai';
-import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
-import { createToolRunner } from './tool-runner.ts';
 import { ToolRunnerWidget } from './widget.ts';
-import { $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
+import { bootTest } from '../../test/helpers/test-system.ts';
+import { $$, eventually, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
 
 const decl = (name: string): ToolDeclaration => ({ name, description: name, module: 'T', inputSchema: { type: 'object' }, pythonCallable: true });
 
-function setup() {
-  const bus = createEventBus();
-  const runner = createToolRunner({ bus, persona: { id: 'p', name: 'p', description: 'p', upgrades: [], tools: ['*'], skills: [] } });
+/** The real ToolRunner booted alone, with three tools of the test's, and its widget on the system's view. */
+async function setup() {
+  const { sys, view } = await bootTest({ upgrades: ['ToolRunner'] });
   let release: () => void = () => undefined;
-  runner.registerTools([decl('echo'), decl('slow'), decl('boom')], (name, args) => {
+  sys.tools.registerTools([decl('echo'), decl('slow'), decl('boom')], (name, args) => {
     if (name === 'boom') throw new Error('it broke');
     if (name === 'slow') return new Promise((r) => (release = () => r('done')));
     return args;
   });
   const el = new ToolRunnerWidget();
-  el.context = { bus, moduleId: 'ToolRunner', api: runner, report: report('ToolRunner') };
-  return { bus, runner, el, release: () => release() };
+  el.context = { view, moduleId: 'ToolRunner', report: report('ToolRunner') };
+  return { sys, view, bus: sys.bus, runner: sys.tools, el, release: () => release() };
 }
 
 describe('tool-runner-widget', () => {
-  it('renders idle, active, warning and back from bus events', async () => {
-    const { runner, el, release } = setup();
+  it('renders idle, active, warning and back from the snapshot and the tool events', async () => {
+    const { runner, el, release, sys } = await setup();
     await mount(el);
     expect(stateOf(el)).to.equal('idle');
     expect(text(el)).to.contain('0 calls');
@@ -42,48 +41,53 @@ describe('tool-runner-widget', () => {
     const rows = $$(el, 'table[aria-label="recent tool calls"] tbody tr').map((r) => r.textContent!.replace(/\s+/g, ' ').trim());
     expect(rows[0]).to.match(/^boom Python [\d.]+ ✖ Error: it broke$/);
     expect(rows[1]).to.match(/^slow agent [\d.]+ ✓ ok$/);
-    expect(text(el)).to.contain('2 calls');
+    // The totals come from the ToolRunner's snapshot, which follows the calls on the trailing edge.
+    expect(await eventually(el, () => text(el).includes('2 calls'), true)).to.equal(true);
     el.remove();
+    await sys.dispose();
   });
 
   it('announces widget:mounted once attached and given a context, in either order, and unmounted on removal', async () => {
-    const { bus, runner } = setup();
+    const { view, sys } = await setup();
     const seen: string[] = [];
-    bus.on('widget:mounted', (p) => seen.push(`mounted ${p.module}`));
-    bus.on('widget:unmounted', (p) => seen.push(`unmounted ${p.module}`));
+    view.events.on('widget:mounted', (p) => seen.push(`mounted ${p.module}`));
+    view.events.on('widget:unmounted', (p) => seen.push(`unmounted ${p.module}`));
     const late = new ToolRunnerWidget();
     await mount(late);
     expect(seen, 'no context yet').to.deep.equal([]);
-    late.context = { bus, moduleId: 'Late', api: runner, report: report('Late') };
+    late.context = { view, moduleId: 'Late', report: report('Late') };
     await settle(late);
     late.requestUpdate();
     await settle(late);
     expect(seen, 'context after attach: once').to.deep.equal(['mounted Late']);
     late.remove();
     const early = new ToolRunnerWidget();
-    early.context = { bus, moduleId: 'Early', api: runner, report: report('Early') };
+    early.context = { view, moduleId: 'Early', report: report('Early') };
     await mount(early);
     early.remove();
     expect(seen).to.deep.equal(['mounted Late', 'unmounted Late', 'mounted Early', 'unmounted Early']);
+    await sys.dispose();
   });
 
-  it('shows calls made before it mounted (bus history)', async () => {
-    const { runner, el } = setup();
+  it('shows calls made before it mounted (history and snapshot)', async () => {
+    const { runner, el, sys } = await setup();
     await runner.executeTool('echo', { a: 1 });
     await mount(el);
     expect($$(el, 'table[aria-label="recent tool calls"] tbody tr')).to.have.length(1);
     expect(text(el)).to.match(/echo agent [\d.]+ ✓ ok/);
     expect(text(el)).to.match(/\b1 call ?0 errors · 3 tools\b/);
     el.remove();
+    await sys.dispose();
   });
 
   it('leaves no listener behind when removed, and stops its clock', async () => {
-    const { bus, el } = setup();
+    const { bus, el, sys } = await setup();
     const before = bus.listenerCount();
     await mount(el);
     expect(bus.listenerCount()).to.be.greaterThan(before);
     el.remove();
     expect(bus.listenerCount()).to.equal(before);
     expect((el as unknown as { clock: { running: boolean } }).clock.running).to.equal(false);
+    await sys.dispose();
   });
 });

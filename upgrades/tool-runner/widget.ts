@@ -1,9 +1,9 @@
 import { html, nothing } from 'lit';
 import type { EventRecord } from '../../src/kernel/event-bus.ts';
-import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { metadata } from './index.ts';
+import type { ToolRunnerSnapshot } from './snapshot.ts';
 
 interface Call {
   callId: string;
@@ -18,10 +18,13 @@ interface Call {
 /** How many recent calls the widget lists. */
 const RECENT = 15;
 
-/** ToolRunner widget: recent calls (tool, duration, ok or error, from Python or not) and per-tool stats. */
-export class ToolRunnerWidget extends ModuleWidget<ToolRunnerApi> {
+/**
+ * ToolRunner widget: recent calls (tool, duration, ok or error, from Python or not) from the tool
+ * events, and the totals and per-tool statistics of the ToolRunner's snapshot.
+ */
+export class ToolRunnerWidget extends ModuleWidget<ToolRunnerSnapshot> {
   private calls: Call[] = [];
-  private readonly events = new BusController(this, () => this.bus, ['tool:started', 'tool:finished'], (r) => this.onEvent(r));
+  private readonly events = new BusController(this, () => this.feed, ['tool:started', 'tool:finished'], (r) => this.onEvent(r));
 
   protected override onContext(): void {
     this.events.connect();
@@ -41,23 +44,24 @@ export class ToolRunnerWidget extends ModuleWidget<ToolRunnerApi> {
   }
 
   getStatus(): WidgetStatus {
-    const stats = this.context?.api?.getStats() ?? [];
-    const calls = stats.reduce((n, s) => n + s.calls, 0);
-    const errors = stats.reduce((n, s) => n + s.errors, 0);
+    const calls = this.snapshot?.calls ?? 0;
+    const errors = this.snapshot?.errors ?? 0;
+    const tools = this.snapshot?.tools ?? 0;
     const running = this.calls.filter((c) => c.ok === undefined).length;
     const last = this.calls[0];
     const state = running ? 'active' : last && last.ok === false ? 'warning' : 'idle';
     return {
       state,
       primaryMetric: counted(calls, 'call'),
-      secondaryMetric: `${counted(errors, 'error')} · ${counted(stats.length, 'tool')}${running ? ` · ${running} running` : ''}`,
+      secondaryMetric: `${counted(errors, 'error')} · ${counted(tools, 'tool')}${running ? ` · ${running} running` : ''}`,
       lastActivity: last?.at,
       message: last && last.ok === false ? `${last.name} failed: ${last.error}` : undefined,
     };
   }
 
   protected override renderBody() {
-    const stats = (this.context?.api?.getStats() ?? []).filter((s) => s.calls > 0);
+    const stats = this.snapshot?.stats ?? [];
+    const more = this.snapshot?.moreStats ?? 0;
     return html`
       ${this.calls.length
         ? html`<table aria-label="recent tool calls">
@@ -78,7 +82,7 @@ export class ToolRunnerWidget extends ModuleWidget<ToolRunnerApi> {
             <tbody>${stats.map(
               (s) => html`<tr><td>${s.name}</td><td class="num">${s.calls}</td><td class="num">${s.errors}</td><td class="num">${s.meanMs.toFixed(1)}</td><td class="num">${s.p95Ms.toFixed(1)}</td></tr>`,
             )}</tbody>
-          </table>`
+          </table>${more ? html`<p class="empty">${counted(more, 'less called tool')} not shown.</p>` : nothing}`
         : nothing}
     `;
   }

@@ -1,5 +1,6 @@
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { createWorkspace, workspaceTools, type WorkspaceApi } from './workspace.ts';
+import { workspaceSnapshot } from './snapshot.ts';
 
 export type { FileInfo, WorkspaceApi } from './workspace.ts';
 
@@ -17,5 +18,15 @@ export const metadata: UpgradeMetadata = {
 export const factory: UpgradeModule<WorkspaceApi>['factory'] = async (_deps, ctx) => {
   const store = await ctx.platform.openStore('workspace');
   const api = await createWorkspace({ store, bus: ctx.bus, maxFileBytes: ctx.configNumber('maxFileBytes'), maxTotalBytes: ctx.configNumber('maxTotalBytes') });
-  return { api, tools: workspaceTools(api), dispose: () => store.close() };
+  const changed = () => ctx.statusChanged();
+  const subs = [ctx.bus.on('workspace:written', changed), ctx.bus.on('workspace:deleted', changed)];
+  return {
+    api,
+    tools: workspaceTools(api),
+    status: () => workspaceSnapshot(api),
+    dispose: () => {
+      for (const s of subs) s.dispose();
+      return store.close();
+    },
+  };
 };

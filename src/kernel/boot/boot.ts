@@ -8,6 +8,7 @@ import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
 import { defaultPlatform } from '../../platform/detect.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { ProcessCommand, ProcessInfo } from '../journal/journal-layout.ts';
+import type { StatusSnapshot } from '../status-snapshot.ts';
 
 /** Options of {@link boot}. */
 export interface BootOptions {
@@ -38,6 +39,13 @@ export interface BootOptions {
    * `false`: no journal. Default: `{ command: 'library' }`.
    */
   journal?: false | { command?: ProcessCommand };
+  /**
+   * The id this process goes by among the processes on its data folder (the dashboard's Processes
+   * card): upgrades record it in what other processes read — a run's transcript, a change's
+   * caller — so a person can tell which process did what. Default: the id of this process's
+   * journal (`process.id`) when it keeps one, else none.
+   */
+  processId?: string;
 }
 
 /** A booted persona. */
@@ -67,6 +75,12 @@ export interface ArmatureSystem {
   tools: ToolRunnerApi;
   /** Resolves a loaded module's API by id. */
   resolve<T = unknown>(id: string): Promise<T>;
+  /**
+   * The current status snapshot of a module, or of a part with a card of its own (an agent-made
+   * upgrade's `upgrade:<id>`): what its card shows, as plain data (`module:status` carries each
+   * change). Undefined for a module that reports none or is not loaded.
+   */
+  status(id: string): StatusSnapshot | undefined;
   /** Disposes every module, dependents first. */
   dispose(): Promise<void>;
   /** The same as `dispose()`, so `await using system = await boot()` disposes it at the end of the block. */
@@ -100,6 +114,8 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
           host: { tools: () => host?.tools, resolve: (id) => (host ? host.resolve(id) : Promise.reject(new Error('the system is still booting'))) },
         })
       : undefined;
+  // The journal starts before the upgrades load, so its id is what they record as this process.
+  const processId = options.processId ?? journal?.info.id;
   const telemetry = await startTelemetryIfConfigured(platform, bus, persona.id);
   const root = new Container();
   const loaded = await loadPersona({
@@ -111,6 +127,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     config: options.config,
     importer: options.importer,
     safe,
+    ...(processId === undefined ? {} : { processId }),
   });
   const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
   const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);
@@ -125,6 +142,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   // The journal closes last: the modules' disposal is in it, then the process's end; the
   // telemetry sends what is left.
   const end = async () => {
+    loaded.statuses.dispose();
     journal?.dispose();
     await telemetry?.dispose().catch(() => undefined);
   };
@@ -143,6 +161,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     modules: loaded.reports,
     tools,
     resolve: (id) => loaded.container.resolve(id),
+    status: (id) => loaded.status(id),
     dispose,
     [Symbol.asyncDispose]: dispose,
   };

@@ -8,8 +8,10 @@ import type { Disposable } from '../lifecycle.ts';
 import type { Manifests } from '../manifests.ts';
 import type { Persona, UpgradeEntry } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
-import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeMetadata, UpgradeModule } from '../upgrade.ts';
+import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from '../upgrade.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { StatusSnapshot } from '../status-snapshot.ts';
+import { StatusBoard } from './status-board.ts';
 
 /**
  * Imports a module of an upgrade by its path in `modules/upgrades.json`: its `entry`
@@ -59,6 +61,11 @@ export interface ModuleReport {
   widget: string | null;
   /** For a part: the name its card shows (e.g. an agent-made upgrade's widget title). Default: its id. */
   title?: string;
+  /**
+   * The upgrade's folder under `upgrades/` (for a part, its upgrade's), where its `widget.ts` is:
+   * what a dashboard imports the widget from, wherever the system runs.
+   */
+  folder?: string;
   blueprint: string;
   error?: ErrorInfo;
   /** Module whose own failure made this one fail. */
@@ -85,6 +92,8 @@ export interface LoadOptions {
   importer?: UpgradeImporter;
   /** Safe mode, handed to every upgrade (see `UpgradeContext.safe`). Default: false. */
   safe?: boolean;
+  /** This process's id, handed to every upgrade (see `UpgradeContext.processId`). Default: none. */
+  processId?: string;
 }
 
 /** The persona scope the loader built. */
@@ -93,6 +102,10 @@ export interface LoadedPersona {
   /** Upgrade reports in load order, each followed by its parts; kept current as parts change. */
   reports: ModuleReport[];
   metadata: Map<string, UpgradeMetadata>;
+  /** The current status snapshot of a module or part (see `UpgradeInstance.status`), or undefined. */
+  status(id: string): StatusSnapshot | undefined;
+  /** The modules' snapshots: stops what is still to be published. */
+  statuses: StatusBoard;
 }
 
 /**
@@ -107,6 +120,19 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
   const reports = new Map<string, ModuleReport>();
   const metadata = new Map<string, UpgradeMetadata>();
   const importMs = new Map<string, number>();
+  /** The status sources of the loaded upgrades, by id. */
+  const instances = new Map<string, Pick<UpgradeInstance, 'status' | 'partStatus'>>();
+  /** The upgrade running each part that reported a status, by part id. */
+  const owners = new Map<string, string>();
+  const statuses = new StatusBoard({
+    publish: (id, status) => bus.emit('module:status', { id, status }),
+    sourceOf(id) {
+      const own = instances.get(id);
+      if (own) return own.status ? () => own.status!() : undefined;
+      const owner = instances.get(owners.get(id) ?? '');
+      return owner?.partStatus ? () => owner.partStatus!(id) : undefined;
+    },
+  });
 
   /** The tools the manifests declare for module `id`. */
   const toolsOf = (id: string) => [...manifests.tools.values()].filter((t) => t.module === id);
@@ -120,6 +146,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       category: entry.category,
       widget: metadata.get(id)?.widget ?? null,
       blueprint: entry.blueprint,
+      folder: folderOf(entry.entry),
     };
     reports.set(id, { ...base, ...patch });
   };
@@ -148,9 +175,10 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
   const partsOf = (parent: string): ModuleParts => {
     const entry = manifests.upgrades.get(parent)!;
     const upsert = (id: string, patch: Partial<ModuleReport>) => {
+      owners.set(id, parent);
       let r = parts.find((p) => p.id === id);
       if (!r) {
-        r = { id, parent, state: 'failed', durationMs: 0, category: entry.category, widget: null, blueprint: entry.blueprint };
+        r = { id, parent, state: 'failed', durationMs: 0, category: entry.category, widget: null, blueprint: entry.blueprint, folder: folderOf(entry.entry) };
         parts.push(r);
         if (published) {
           const at = published.findLastIndex((m) => m.id === parent || m.parent === parent);
@@ -181,6 +209,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
         const i = parts.findIndex((p) => p.id === id);
         if (i < 0) return;
         const [r] = parts.splice(i, 1);
+        statuses.forget(id);
         if (published && published.indexOf(r!) >= 0) published.splice(published.indexOf(r!), 1);
         bus.emit('module:disposed', { id, parent });
       },
@@ -228,6 +257,11 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           configNumber: ((key: string, fallback?: number) => configNumber(config, entry.id, key, fallback)) as UpgradeContext['configNumber'],
           parts: partsOf(entry.id),
           safe: options.safe ?? false,
+          ...(options.processId === undefined ? {} : { processId: options.processId }),
+          statusChanged: (part) => {
+            if (part !== undefined) owners.set(part, entry.id);
+            statuses.changed(part ?? entry.id);
+          },
         });
         const implemented = Object.keys(instance.tools ?? {});
         const declaredOnly = declared.map((t) => t.name).filter((n) => !implemented.includes(n));
@@ -238,6 +272,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           throw new ToolManifestMismatchError(entry.id, declaredOnly, implementedOnly);
         }
         let registration: Disposable | undefined;
+        instances.set(entry.id, instance);
         return {
           api: instance.api,
           init: async () => {
@@ -255,6 +290,9 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           },
           dispose: async () => {
             registration?.dispose();
+            instances.delete(entry.id);
+            statuses.forget(entry.id);
+            for (const [part, owner] of owners) if (owner === entry.id) statuses.forget(part);
             try {
               await instance.dispose?.();
             } finally {
@@ -279,7 +317,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
     }
   }
   published = order.flatMap((id) => [reports.get(id)!, ...parts.filter((p) => p.parent === id)]);
-  return { container, reports: published, metadata };
+  return { container, reports: published, metadata, status: (id) => statuses.read(id), statuses };
 }
 
 /** Persona upgrades ordered so that dependencies come first; ties keep the persona's order. */
@@ -310,6 +348,11 @@ function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {
   if (m.category !== entry.category) problems.push(`category is ${m.category} in ${where} but ${entry.category} in modules/upgrades.json`);
   if (!same(m.events, entry.events)) problems.push(`events are [${(m.events ?? []).join(', ')}] in ${where} but [${entry.events.join(', ')}] in modules/upgrades.json`);
   if (problems.length) throw new ArmatureError('METADATA_MISMATCH', `[import] ${entry.id}: ${problems.join('; ')}`);
+}
+
+/** `tool-runner` of `upgrades/tool-runner/index.ts`. */
+function folderOf(entry: string): string {
+  return entry.split('/')[1] ?? entry;
 }
 
 function now(): number {

@@ -5,7 +5,13 @@
  * card (which announces `change:activated`), then continues. The agent panel renders its state.
  */
 import type { EventRecord } from '../../../src/kernel/event-bus.ts';
-import type { AgentApi, RecordedExample, RunError } from '../../../src/contracts/agent-contract.ts';
+import type { AgentModelRef, AgentStopReason, RecordedExample, RunError, ToolMode } from '../../../src/contracts/agent-contract.ts';
+
+/**
+ * Plays one turn and resolves when it finished: the panel starts it with the person's `start_run`
+ * and hears its `agent:run-finished`, in whichever system the page shows.
+ */
+export type ReplayTurn = (o: { goal: string; runId?: string; model: AgentModelRef; toolMode: ToolMode }) => Promise<{ runId: string; reason: AgentStopReason | 'refused'; error?: RunError }>;
 
 /** The events a replay session follows: its run's changes coming and going. */
 export const REPLAY_EVENTS = ['change:pending', 'change:activated', 'change:rejected'] as const;
@@ -26,7 +32,7 @@ export class ReplaySession {
   private readonly waiting = new Map<string, { run: string; what: string }>();
 
   constructor(
-    private readonly agent: AgentApi,
+    private readonly play: ReplayTurn,
     readonly example: RecordedExample,
     private readonly changed: () => void,
   ) {}
@@ -56,7 +62,7 @@ export class ReplaySession {
     this.running = true;
     this.changed();
     try {
-      const result = await this.agent.run({ goal: this.example.goals[this.played]!, ...(this.runId ? { runId: this.runId } : {}), model: { provider: 'replay', model: this.example.name }, toolMode: this.example.toolMode });
+      const result = await this.play({ goal: this.example.goals[this.played]!, ...(this.runId ? { runId: this.runId } : {}), model: { provider: 'replay', model: this.example.name }, toolMode: this.example.toolMode });
       this.runId = result.runId;
       if (result.reason === 'answered') this.played++;
       else this.error = result.error ?? { code: result.reason.toUpperCase(), message: `the replay stopped: ${result.reason}` };

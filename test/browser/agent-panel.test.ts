@@ -39,7 +39,9 @@ describe('the agent panel', () => {
     field('baseURL').value = baseURL;
     field('apiKey').value = key;
     shadow(form())!.querySelector<HTMLButtonElement>('[data-control=save-settings]')!.click();
-    await until('settings saved', () => textOf(form()).includes('Saved.'), 60_000);
+    // "Saved." may still be there from an earlier save: wait for this one's settings.
+    const saved = () => (form() as unknown as { settings?: { model?: { baseURL?: string } } }).settings?.model?.baseURL === baseURL;
+    await until('settings saved', () => textOf(form()).includes('Saved.') && saved(), 60_000);
   }
 
   async function send(goal: string): Promise<void> {
@@ -169,6 +171,8 @@ describe('the agent panel', () => {
     expect(everything).to.not.contain(KEY);
     expect(everything).to.contain('[redacted key]');
     // Forget the key again.
+    // The panel's settings come with the Agent's next snapshot.
+    await until('the Forget key button', () => !!shadow(form())!.querySelector('[data-control=forget-key]'), 10_000);
     shadow(form())!.querySelector<HTMLButtonElement>('[data-control=forget-key]')!.click();
     expect(localStorage.getItem(browserKeyName('openai-compatible'))).to.equal(null);
   });

@@ -138,7 +138,8 @@ export class AgentWidget extends ModuleWidget<AgentSnapshot> {
     const settings = s?.settings;
     const model = settings?.model ? `${settings.model.provider} · ${settings.model.model}` : 'no model set';
     const last = this.shown?.turns.at(-1)?.finished;
-    const running = s?.active.length ?? 0;
+    // A run of this system the panel follows is running before the next snapshot says so.
+    const running = (s?.active.length ?? 0) > 0 || (!!this.shown?.running && !this.shown.process);
     const runs = s?.runs.length ?? 0;
     return {
       state: this.context?.report.state === 'failed' || !s ? 'disabled' : running ? 'active' : last?.reason === 'error' ? 'error' : last?.reason === 'max-steps' ? 'warning' : 'idle',

@@ -20,7 +20,7 @@ import { checkOptionScope } from './option-scope.ts';
 import { runPython } from './run-command.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { processIo, table, type CliIo } from './cli-io.ts';
-import { PAGE_VIEWS_ATTACHED, runStartCommand } from './start-command.ts';
+import { runStartCommand } from './start-command.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -178,7 +178,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       return 2;
     }
   };
-  if (command === 'start' && (values['in-browser'] || !PAGE_VIEWS_ATTACHED)) return start();
+  // In the browser, the page boots its own system; attached (the default), it is booted here.
+  if (command === 'start' && values['in-browser']) return start();
   const run = command === 'start' ? start : commands[command]!;
   if (command === 'agent') {
     try {

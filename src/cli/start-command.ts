@@ -1,7 +1,7 @@
 /**
  * `armature start`: the dashboard. Two ways to run it, with the same widgets:
  *
- * - **attached** (the default once the page renders a `SystemView`): the system boots here, in Node,
+ * - **attached** (the default): the system boots here, in Node,
  *   over the data folder the other commands use, and the page is a view of it and of every other
  *   process on that folder (`armature agent`, `armature mcp`, a library `boot()`), live;
  * - **in the browser** (`--in-browser`): the page boots a system of its own, in the tab, for agents
@@ -18,13 +18,6 @@ import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { RunningServer } from '../server/serve.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
-
-/**
- * Whether the page can be a view of a Node system yet. The widgets render a `SystemView` once the
- * dashboard shell takes one; until then `armature start` serves the page's own system, as
- * `--in-browser` does, and the attached server is there for `startDashboard({ inBrowser: false })`.
- */
-export const PAGE_VIEWS_ATTACHED = false;
 
 /** Options of {@link startDashboard}. */
 export interface StartOptions {

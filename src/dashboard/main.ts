@@ -1,10 +1,16 @@
-// The dashboard page: boots a persona in the browser and shows its modules' widgets.
+// The dashboard page: shows the modules' widgets of a system. Served by `armature start`, it is a
+// view of the Node system the server booted (and of every process on its data folder): it boots
+// nothing and acts through the server. Served by `armature start --in-browser`, it boots a persona
+// in this tab. The server says which in `<meta name="armature-mode">`; the widgets are the same.
 import { html, render } from 'lit';
 import { boot } from '../kernel/boot/boot.ts';
 import { createEventBus } from '../kernel/event-bus.ts';
 import { describeError } from '../kernel/errors.ts';
 import { createBrowserPlatform } from '../platform/browser.ts';
 import { localView } from '../view/local-view.ts';
+import { MODE_META } from '../view/page-mode.ts';
+import { remoteView } from '../view/remote-view.ts';
+import type { SystemView } from '../view/system-view.ts';
 import '../widgets/dashboard.ts';
 
 const params = new URLSearchParams(location.search);
@@ -26,7 +32,15 @@ async function mcpServers(): Promise<Record<string, unknown> | undefined> {
   }
 }
 
-try {
+/** Shows `view` on the page, its persona in the header. */
+function show(view: SystemView): void {
+  label.textContent = `persona ${view.persona.id} — ${view.persona.name}${view.persona.safe ? ' (safe mode)' : ''}${view.mode === 'attached' ? ' · attached' : ''}`;
+  app.replaceChildren();
+  render(html`<armature-dashboard .view=${view}></armature-dashboard>`, app);
+}
+
+/** The page in the browser boots its own system (`armature start --in-browser`). */
+async function bootInPage(): Promise<void> {
   const servers = await mcpServers();
   const sys = await boot({
     bus,
@@ -44,14 +58,25 @@ try {
       ...(servers ? { McpClient: { servers } } : {}),
     },
   });
-  label.textContent = `persona ${sys.persona.id} — ${sys.persona.name}${sys.safe ? ' (safe mode)' : ''}`;
-  app.replaceChildren();
   // The widgets see the system as a view: the same cards render a system attached from another process.
-  render(html`<armature-dashboard .view=${localView(sys)}></armature-dashboard>`, app);
+  show(localView(sys));
   // For people poking around in devtools, and for the end-to-end tests.
   (globalThis as { armature?: unknown }).armature = sys;
+}
+
+/** The page views the system its server booted: its cookie authenticates every request. */
+async function attach(): Promise<void> {
+  label.textContent = 'attaching…';
+  const view = await remoteView({ baseUrl: location.origin });
+  show(view);
+  (globalThis as { armatureView?: unknown }).armatureView = view;
+}
+
+const attached = document.querySelector(`meta[name="${MODE_META}"]`)?.getAttribute('content') === 'attached';
+try {
+  await (attached ? attach() : bootInPage());
 } catch (e) {
-  label.textContent = `persona ${persona}: boot failed`;
+  label.textContent = attached ? 'could not attach' : `persona ${persona}: boot failed`;
   app.replaceChildren();
-  render(html`<div class="boot-error" role="alert"><strong>Armature could not boot.</strong>\n${describeError(e)}</div>`, app);
+  render(html`<div class="boot-error" role="alert"><strong>${attached ? 'Armature could not reach the system this server runs.' : 'Armature could not boot.'}</strong>\n${describeError(e)}</div>`, app);
 }

@@ -13,6 +13,7 @@ import { AttachedApi } from './attached-api.ts';
 import { AccessGuard, isLoopbackName, newAccessToken, refuse } from './guard.ts';
 import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH, pyodideWorkerCsp } from './middleware.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
+import { MODE_META, type PageMode } from '../view/page-mode.ts';
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
@@ -50,7 +51,7 @@ export interface ServeOptions {
 }
 
 /** The page's `<meta name="armature-mode">`: `attached` (a view of the server's system) or `page` (it boots its own). */
-export const MODE_META = 'armature-mode';
+export { MODE_META } from '../view/page-mode.ts';
 
 /** A running dashboard server. */
 export interface RunningServer {
@@ -182,7 +183,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** `html` with the page's mode said in a meta tag the page reads at start. */
-function withMode(html: string | Buffer, mode: 'attached' | 'page'): string {
+function withMode(html: string | Buffer, mode: PageMode): string {
   const text = html.toString();
   const meta = `<meta name="${MODE_META}" content="${mode}">`;
   if (/<head[^>]*>/i.test(text)) return text.replace(/<head[^>]*>/i, (h) => `${h}${meta}`);

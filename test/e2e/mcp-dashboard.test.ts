@@ -1,4 +1,4 @@
-// `armature start --mcp-config FILE`: the dashboard's McpClient, in Chromium, reaches an HTTP MCP
+// `armature start --in-browser --mcp-config FILE`: the dashboard's McpClient, in Chromium, reaches an HTTP MCP
 // server that allows its origin, says CORS when one does not, and explains that a stdio server
 // needs Node. The server's tools work from the page and from Python in the browser.
 import { test, before, after } from 'node:test';
@@ -33,7 +33,8 @@ before(async () => {
   [withCors, withoutCors] = await Promise.all([startHttpEverything({ cors: true }), startHttpEverything()]);
   const config = join(dir, 'mcp.json');
   writeFileSync(config, JSON.stringify({ mcpServers: { web: { url: withCors.url }, closed: { url: withoutCors.url }, local: referenceServers(dir).memory } }));
-  dashboard = spawn(process.execPath, [bin, 'start', '--port', '0', '--mcp-config', config], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The page's own McpClient reaches the servers (a browser: HTTP with CORS only), so the page boots its system.
+  dashboard = spawn(process.execPath, [bin, 'start', '--in-browser', '--port', '0', '--mcp-config', config], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     dashboard.stderr!.on('data', (d) => (out += d));

@@ -1,4 +1,5 @@
 import { openCacheStorage } from './browser-cache.ts';
+import { openIndexedDbShared } from './browser-shared.ts';
 import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
 
 /** Options of {@link createBrowserPlatform}. */
@@ -38,7 +39,9 @@ export function createBrowserPlatform(options: BrowserPlatformOptions = {}): Pla
       return text;
     },
   };
-  return { kind: 'browser', project, openStore: (name) => openIndexedDbStore(`${prefix}:${name}`), openCache: (name) => openCacheStorage(`${prefix}:${name}`) };
+  return { kind: 'browser', project, openStore: (name) => openIndexedDbStore(`${prefix}:${name}`),
+    openShared: (name) => openIndexedDbShared(`${prefix}:shared:${name}`),
+    openCache: (name) => openCacheStorage(`${prefix}:${name}`) };
 }
 
 function request<T>(req: IDBRequest<T>): Promise<T> {

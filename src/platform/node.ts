@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDirectoryStore } from './directory-store.ts';
 import { openDirectoryCache } from './node-cache.ts';
+import { openSharedDirectory } from './node-shared-directory.ts';
 import { packageRoot } from './package-layout.ts';
 import type { Platform, ProjectFiles } from './platform.ts';
 
@@ -17,7 +18,7 @@ export interface NodePlatformOptions {
   root?: string;
 }
 
-/** The Node platform: project files from disk, stores as directories under `dataDir`, caches under `dataDir/cache`. */
+/** The Node platform: project files from disk, stores and shared stores as folders under `dataDir`, caches under `dataDir/cache`. */
 export function createNodePlatform(options: NodePlatformOptions = {}): Platform {
   const dataDir = resolve(options.dataDir ?? '.armature');
   const root = resolve(options.root ?? projectRoot);
@@ -25,6 +26,7 @@ export function createNodePlatform(options: NodePlatformOptions = {}): Platform 
     kind: 'node',
     project: nodeProjectFiles(root),
     openStore: async (name) => openDirectoryStore(join(dataDir, name)),
+    openShared: (name) => openSharedDirectory(join(dataDir, name)),
     openCache: (name) => openDirectoryCache(join(dataDir, 'cache', name)),
   };
 }

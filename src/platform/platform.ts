@@ -33,6 +33,51 @@ export interface FileStore {
   close(): Promise<void>;
 }
 
+/** One complete line of a {@link SharedStore}'s journal, with where it lies (for reports). */
+export interface JournalLine {
+  /** The line's text, without its line break. */
+  text: string;
+  /** Where it starts: a byte offset (Node), a record key (IndexedDB), an index (memory). */
+  at: number;
+}
+
+/**
+ * A store several processes (or tabs) use at once on one data folder: an append-only journal of
+ * text lines, write-once blobs, exclusive locks that die with their holder, and notice of what the
+ * others wrote. The change path keeps its history here (`openShared('changes')`): Node keeps it in
+ * files under the data folder, the browser in IndexedDB (locks: Web Locks; notices: a
+ * BroadcastChannel).
+ */
+export interface SharedStore {
+  /** Where it lives, for messages (a folder, a database name). */
+  readonly location: string;
+  /**
+   * The complete lines after `cursor` (0: from the start) and the cursor after them. A line still
+   * being written (no line break yet) is left for a later read: `rest` counts its bytes (a line
+   * that stays unfinished was cut short by a crash; the next append ends it). Empty lines are skipped.
+   */
+  read(cursor: number): Promise<{ lines: JournalLine[]; cursor: number; rest: number }>;
+  /**
+   * Appends one line (no line breaks inside); resolves once durable. Appends from every process
+   * are whole lines, never interleaved; one cut short by a crash stays a line of its own.
+   */
+  append(line: string): Promise<void>;
+  /** The blob called `name` (letters, digits, `.`, `-`), or undefined when absent. */
+  blob(name: string): Uint8Array | undefined;
+  /** Stores a blob under a name that is not taken yet (a taken name is left as it is); resolves once durable. */
+  putBlob(name: string, data: Uint8Array): Promise<void>;
+  /**
+   * Runs `fn` holding the exclusive lock `key` across every process on the store, and releases it
+   * after. A holder that died (its process is gone) loses the lock. Rejects with `STORE_BUSY` when
+   * a live holder keeps it past the timeout.
+   */
+  lock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /** Calls `listener` (soon, not at once) when another process may have appended; the result stops it. */
+  watch(listener: () => void): { dispose(): void };
+  /** Releases handles and watchers. */
+  close(): Promise<void>;
+}
+
 /**
  * A cache of blobs by key (files under the data dir in Node, Cache Storage in the browser).
  * What it holds can be re-made: a missing or unreadable entry reads as absent. Keys are
@@ -66,6 +111,8 @@ export interface Platform {
   readonly project: ProjectFiles;
   /** Opens (creating if needed) the durable store called `name`, e.g. `workspace`. */
   openStore(name: string): Promise<FileStore>;
+  /** Opens (creating if needed) the {@link SharedStore} called `name`, e.g. `changes`. */
+  openShared(name: string): Promise<SharedStore>;
   /**
    * The blob cache called `name`, e.g. `pyodide-snapshot`. Nothing is read or written until the
    * cache is used (Node: `<dataDir>/cache/<name>/`; browser: Cache Storage).

@@ -5,11 +5,9 @@ import { expect } from 'chai';
 import type { ChangeKindHandler } from '../../src/contracts/change-contract.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { memoryShared } from '../../src/platform/memory-shared-store.ts';
 import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
-import { createWorkspace } from '../workspace/workspace.ts';
 import { createChanges } from './changes.ts';
-import { CHANGES_AREA, versionPath } from './lineage.ts';
 import { ChangesWidget } from './widget.ts';
 
 interface Note {
@@ -22,8 +20,8 @@ const persona = (tools: 'auto' | 'ask'): Persona => ({ id: 'p', name: 'P', descr
 
 async function setup(policy: 'auto' | 'ask' = 'ask') {
   const bus = createEventBus({ historySize: 1000 });
-  const ws = await createWorkspace({ store: memoryStore(), bus });
-  const changes = createChanges({ area: ws.area(CHANGES_AREA), bus, persona: persona(policy) });
+  const store = memoryShared();
+  const changes = await createChanges({ store: store.open(), bus, persona: persona(policy) });
   const live = new Map<string, string>();
   const kind: ChangeKindHandler<Note> = {
     kind: 'tool',
@@ -36,10 +34,10 @@ async function setup(policy: 'auto' | 'ask' = 'ask') {
   changes.registerKind(kind);
   const el = new ChangesWidget();
   el.context = { bus, moduleId: 'Changes', api: changes, report: report('Changes', { category: 'agent' }) };
-  return { bus, changes, el, live, ws };
+  return { bus, changes, el, live, store };
 }
 
-const propose = (changes: ReturnType<typeof createChanges>, code: string, opts: { ok?: boolean; reason?: string; action?: 'create' | 'update' } = {}) =>
+const propose = (changes: Awaited<ReturnType<typeof createChanges>>, code: string, opts: { ok?: boolean; reason?: string; action?: 'create' | 'update' } = {}) =>
   changes.propose({ kind: 'tool', action: opts.action ?? 'create', content: { name: 'made.echo', code, ok: opts.ok ?? true }, caller: 'agent', reason: opts.reason ?? 'because' });
 
 describe('changes-widget', () => {
@@ -123,14 +121,14 @@ describe('changes-widget', () => {
   });
 
   it('an action that fails says why on the widget, and the change stays as it was', async () => {
-    const { changes, el, ws } = await setup('ask');
+    const { changes, el, store } = await setup('ask');
     const r = await propose(changes, 'gone');
-    await ws.area(CHANGES_AREA).delete(versionPath(r.hash!));
+    store.blobs.delete(`${r.hash}.json`);
     await mount(el);
     ($(el, `li[data-change="${r.id}"] button[data-action=approve]`) as HTMLButtonElement).click();
     await new Promise((res) => setTimeout(res, 50));
     await settle(el);
-    expect($(el, 'p.message[role=alert]')!.textContent).to.contain('is not in the workspace');
+    expect($(el, 'p.message[role=alert]')!.textContent).to.contain('is not in the store');
     expect(changes.get(r.id)!.status).to.equal('pending');
     el.remove();
   });

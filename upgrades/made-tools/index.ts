@@ -65,6 +65,7 @@ export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
       for (const f of await changes.restore('tool')) {
         ctx.parts.failed(partId(f.change.target), { ...f.error, message: `version ${f.change.version} of ${f.change.target} could not be loaded and was skipped: ${describeError(f.error.message)}` }, 0);
       }
+      await kind.checkCanaries();
     },
     dispose: async () => {
       registration.dispose();

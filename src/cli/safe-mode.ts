@@ -18,7 +18,7 @@ export async function agentChangeLines(sys: ArmatureSystem): Promise<string[]> {
 /** Lines on `chosen` repairs of the change store, under `title` (none when there are none). */
 export function repairLines(chosen: readonly StoreRepair[], title: string): string[] {
   if (!chosen.length) return [];
-  return [`\n${title}:`, ...chosen.map((r) => `  ${new Date(r.at).toISOString().slice(0, 19).replace('T', ' ')}  ${oneLine(r.what)}`)];
+  return [`\n${title}:`, ...chosen.map((r) => `  ${new Date(r.at).toISOString().slice(0, 19).replace('T', ' ')}  ${oneLine(r.what, 400)}`)];
 }
 
 async function changeLines(sys: ArmatureSystem, changes: ChangesApi): Promise<string[]> {

@@ -6,7 +6,7 @@
  * two versions in force, and a line decided over a stale view (it names a change no longer in
  * force) is refused by the fold (see `journal-fold.ts`).
  */
-import CRC32 from 'crc-32';
+import crc32 from 'crc/calculators/crc32';
 import type { ChangeRecord, ChangeStatus } from '../../src/contracts/change-contract.ts';
 
 /** Who wrote a line: the process and the change path instance in it. */
@@ -36,9 +36,11 @@ export type JournalEntry =
   /** Lines found damaged or refused (by where they lie), reported and recorded once. */
   | { t: 'repair'; lines: { at: number; why: string }[]; notes: string[]; at: number; by: Writer };
 
+const encoder = new TextEncoder();
+
 /** The checksum of `json`: CRC-32 of its UTF-8 bytes, 8 hex digits. */
 export function checksum(json: string): string {
-  return (CRC32.str(json) >>> 0).toString(16).padStart(8, '0');
+  return (crc32(encoder.encode(json)) >>> 0).toString(16).padStart(8, '0');
 }
 
 /** The journal line of `entry`. */

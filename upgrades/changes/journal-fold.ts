@@ -105,9 +105,11 @@ export class FoldState {
           r = records.get(e.id)!;
         }
         let ended: { change: ChangeRecord; status: 'superseded' | 'rolled-back'; reason: string } | undefined;
-        if (previous && e.end) {
-          records.update(previous, { status: e.end.status, endedAt: e.at, outcome: e.end.outcome });
-          ended = { change: previous, status: e.end.status, reason: e.end.outcome };
+        if (previous) {
+          // What replaces a change always ends it: never two in force, whatever the line says.
+          const end = e.end ?? { status: 'superseded' as const, outcome: `replaced by change ${e.id}` };
+          records.update(previous, { status: end.status, endedAt: e.at, outcome: end.outcome });
+          ended = { change: previous, status: end.status, reason: end.outcome };
         }
         records.update(r!, { ...e.set, status: 'active' });
         out.push({ type: 'activated', change: r!, approved, ...(ended ? { ended } : {}), by: e.by });

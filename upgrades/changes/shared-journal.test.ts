@@ -91,7 +91,8 @@ test('an approval over a stale view cannot bring in a second version: one per ta
   const p1 = await a.changes.propose({ ...note('hello', 'two'), action: 'update' });
   const p2 = await a.changes.propose({ ...note('hello', 'three'), action: 'update' });
   const line = (id: string) => {
-    const json = JSON.stringify({ t: 'activate', id, replaced: r.id, set: { approver: 'cli', decidedAt: 1, activatedAt: 1 }, end: { status: 'superseded', outcome: 'x' }, at: 1, by: { instance: 'elsewhere' } });
+    // No `end`: a line that forgets to end what it replaces still never leaves two in force.
+    const json = JSON.stringify({ t: 'activate', id, replaced: r.id, set: { approver: 'cli', decidedAt: 1, activatedAt: 1 }, at: 1, by: { instance: 'elsewhere' } });
     return `${checksum(json)} ${json}`;
   };
   shared.lines.push(line(p1.id), line(p2.id));
@@ -103,6 +104,7 @@ test('an approval over a stale view cannot bring in a second version: one per ta
     assert.equal(x.changes.list({ status: 'active' }).length, 1);
   }
   assert.equal(a.live.get('hello'), 'two', 'the process follows the one that won');
+  assert.equal(c.changes.get(r.id)?.status, 'superseded', 'what the winner replaced ended with it');
   assert.match(c.changes.repairs().map((x) => x.what).join('\n'), new RegExp(`activation of change ${p2.id} over ${r.id}, while change ${p1.id} was in force .*stale view`));
 });
 

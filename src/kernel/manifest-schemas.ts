@@ -93,7 +93,7 @@ export const PersonaSchema = z.strictObject({
   /** The model the agent talks to; the dashboard and the CLI can override it. Default: none. */
   model: z
     .strictObject({
-      provider: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']),
+      provider: z.enum(['openai', 'anthropic', 'google', 'openai-compatible', 'replay']),
       model: z.string().min(1),
       baseURL: z.url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. "http://127.0.0.1:11434/v1"' }).optional(),
     })

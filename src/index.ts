@@ -22,6 +22,8 @@ export {
   toErrorInfo,
 } from './kernel/errors.ts';
 export type { ErrorInfo } from './kernel/errors.ts';
+export { MissingPeerError, OPTIONAL_PEERS } from './kernel/optional-peer.ts';
+export type { OptionalPeer } from './kernel/optional-peer.ts';
 export { DisposableStore, toDisposable } from './kernel/lifecycle.ts';
 export type { Disposable } from './kernel/lifecycle.ts';
 export { loadPersona, orderByDependencies } from './kernel/loader.ts';

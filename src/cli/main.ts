@@ -4,6 +4,7 @@ import { boot, type ArmatureSystem } from '../kernel/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
+import { MissingPeerError } from '../kernel/optional-peer.ts';
 import type { ModuleReport } from '../kernel/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
@@ -213,6 +214,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     if (e instanceof UsageError) {
       io.err(`armature: ${e.message}`);
       return 2;
+    }
+    // A command whose optional package is not installed (armature mcp without the MCP SDK).
+    if (e instanceof MissingPeerError) {
+      io.err(`armature: ${e.message}`);
+      return 1;
     }
     throw e;
   } finally {

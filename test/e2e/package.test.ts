@@ -1,18 +1,22 @@
 // The package as a user gets it: `npm pack` (which builds dist/ through `prepack`), the tarball
-// installed into an empty project, then used every way the README promises: plain `node`, a
-// TypeScript consumer on `module: nodenext` and on `moduleResolution: bundler`, a browser bundle
-// made with esbuild and run in Chromium, and the `armature` bin. Dependencies install from the npm
-// cache the checkout's own install filled (`--prefer-offline`), falling back to the registry.
+// installed into an empty project — without its optional peers first — then used every way the
+// README promises: plain `node`, a TypeScript consumer on `module: nodenext` and on
+// `moduleResolution: bundler`, a browser bundle made with esbuild and run in Chromium, and the
+// `armature` bin; what needs a peer says which to install; then, with the AI SDK installed, the
+// `armature/ai-sdk` export driven by the SDK's own mock model. One tarball, one project, for every
+// test here. Dependencies install from the npm cache the checkout's own install filled
+// (`--prefer-offline`), falling back to the registry.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as esbuild from 'esbuild';
 import type { Browser } from 'puppeteer-core';
 import { checkoutRoot as root, devDependencyVersion, packAndInstall, runSync as run, type PackedInstall } from '../helpers/packed-install.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { launchChromium } from '../helpers/dashboard-driver.ts';
+import { OPTIONAL_PEERS } from '../../src/kernel/optional-peer.ts';
 
 let pkg: PackedInstall;
 const project = tempDir('package');
@@ -98,6 +102,15 @@ test('the tarball ships the built code, manifests, blueprints, README and LICENS
   }
 });
 
+test('the install leaves the optional peers out: no AI SDK, no MCP SDK, nor what they pull in', () => {
+  const installed = (name: string) => existsSync(join(project, 'node_modules', name, 'package.json'));
+  const absent = ['ai', '@ai-sdk/openai', '@ai-sdk/provider-utils', '@modelcontextprotocol/sdk', 'express', 'hono', 'ajv'].filter((n) => installed(n));
+  assert.deepEqual(absent, []);
+  const pkgJson = JSON.parse(readFileSync(join(pkg.installed, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional: boolean }> };
+  assert.deepEqual(Object.keys(pkgJson.peerDependencies).sort(), Object.keys(OPTIONAL_PEERS).sort());
+  assert.ok(Object.values(pkgJson.peerDependenciesMeta).every((m) => m.optional));
+});
+
 test('plain node imports the package and boots a persona whose tools work', () => {
   writeFileSync(
     join(project, 'app.mjs'),
@@ -116,6 +129,32 @@ await sys.dispose();
   const persona = JSON.parse(readFileSync(join(project, 'node_modules/armature/modules/personas/default.json'), 'utf8')) as { upgrades: string[] };
   assert.deepEqual(result.modules, persona.upgrades.map((id) => [id, 'loaded']));
   assert.deepEqual([result.written, result.content], [true, 'from node']);
+});
+
+test('without the peers, what needs one names the package to install; the rest works', () => {
+  writeFileSync(
+    join(project, 'no-ai.mjs'),
+    `import { createArmatureTools } from 'armature/ai-sdk';
+try {
+  await createArmatureTools({ dataDir: 'app-data' });
+  console.log('no error');
+} catch (e) {
+  console.log(JSON.stringify({ code: e.code, message: e.message }));
+}
+`,
+  );
+  const r = run(process.execPath, ['no-ai.mjs'], { cwd: project });
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(JSON.parse(r.out), {
+    code: 'PEER_MISSING',
+    message: `[armature/ai-sdk] needs the package ai, which is not installed: npm install ai@${OPTIONAL_PEERS.ai}`,
+  });
+  const mcp = run(pkg.bin, ['mcp'], { cwd: project, input: '' });
+  assert.equal(mcp.code, 1, mcp.err);
+  assert.match(mcp.err, /armature: \[armature mcp\] needs the package @modelcontextprotocol\/sdk, which is not installed: npm install @modelcontextprotocol\/sdk@\^1\./);
+  const agent = run(pkg.bin, ['agent', '--model', 'openai-compatible:any', '--base-url', 'http://127.0.0.1:9/v1', 'hello'], { cwd: project });
+  assert.equal(agent.code, 1, agent.err);
+  assert.match(agent.err, /\[Agent\] needs the package @ai-sdk\/openai-compatible, which is not installed: npm install @ai-sdk\/openai-compatible@\^2\./);
 });
 
 test('the installed bin runs Python: armature run -c prints 1 and exits 0', () => {
@@ -176,8 +215,9 @@ const result = await sys.tools.executeTool('execute_python', { code: 'print(1)\\
     logLevel: 'silent',
   });
   assert.deepEqual([built.errors, built.warnings], [[], []]);
+  // Only the optional peers that are not installed stay outside the bundle, to fail (and say so) if ever used.
   const externals = Object.values(built.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path));
-  assert.deepEqual(externals, []);
+  assert.deepEqual(externals.filter((p) => !Object.keys(OPTIONAL_PEERS).some((peer) => p === peer || p.startsWith(`${peer}/`))), []);
   // The worker is loaded by URL, not through the bundler: the README says to copy it next to the bundle.
   copyFileSync(join(pkg.installed, 'dist/browser/pyodide-worker.js'), join(web, 'pyodide-worker.js'));
   writeFileSync(
@@ -246,3 +286,48 @@ test('in the checkout the bin runs the sources (start builds the dashboard first
   assert.ok((JSON.parse(tools.out) as { name: string }[]).some((t) => t.name === 'execute_python'));
 });
 
+
+test('with the AI SDK installed, armature/ai-sdk drives execute_python and call_tool under the SDK\'s own mock model, and type-checks', () => {
+  // @types/json-schema: the AI SDK's own declarations (@ai-sdk/provider) import it, so any strict
+  // consumer of the SDK (skipLibCheck: false) needs it, with or without Armature.
+  const add = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `ai@${devDependencyVersion('ai')}`, '@types/json-schema@7.0.15'], { cwd: project });
+  assert.equal(add.code, 0, add.err);
+  writeFileSync(
+    join(project, 'ai-app.ts'),
+    `import { generateText, stepCountIs } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { createArmatureTools } from 'armature/ai-sdk';
+
+const armature = await createArmatureTools({ dataDir: 'ai-data' });
+const code = 'call_tool("write_file", {"path": "a.txt", "content": "abc"})\\nprint(call_tool("read_file", {"path": "a.txt"})["content"])';
+let turn = 0;
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+const model = new MockLanguageModelV3({
+  doGenerate: async () =>
+    turn++ === 0
+      ? { content: [{ type: 'tool-call', toolCallId: 't1', toolName: 'execute_python', input: JSON.stringify({ code }) }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] }
+      : { content: [{ type: 'text', text: 'read it' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
+});
+const result = await generateText({ model, system: armature.instructions, tools: armature.tools, prompt: 'go', stopWhen: stepCountIs(3) });
+console.log(JSON.stringify({ text: result.text, output: result.steps[0]?.toolResults[0]?.output, teaches: armature.instructions.includes('call_tool') }));
+await armature.dispose();
+`,
+  );
+  const base = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] };
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  for (const [name, options] of [
+    ['ai-nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
+    ['ai-bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+  ] as const) {
+    writeFileSync(join(project, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...base, ...options }, files: ['ai-app.ts'] }));
+    const r = run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: project });
+    assert.equal(r.code, 0, `${name}: ${r.out}${r.err}`);
+  }
+  // Run as plain JavaScript: the same file, its types stripped by esbuild.
+  const js = esbuild.transformSync(readFileSync(join(project, 'ai-app.ts'), 'utf8'), { loader: 'ts', format: 'esm' }).code;
+  writeFileSync(join(project, 'ai-app.mjs'), js);
+  const r = run(process.execPath, ['ai-app.mjs'], { cwd: project });
+  assert.equal(r.code, 0, r.err);
+  const out = JSON.parse(r.out) as { text: string; output: { ok: boolean; value: { stdout: string } }; teaches: boolean };
+  assert.deepEqual([out.text, out.output.ok, out.output.value.stdout, out.teaches], ['read it', true, 'abc\n', true]);
+});

@@ -146,6 +146,7 @@ export function createAgent(options: AgentOptions): AgentApi {
         emit('agent:request-failed', { runId, step, status: f.status, message: `HTTP ${f.status}${f.statusText ? ` ${f.statusText}` : ''}`, attempt: f.attempt, willRetry: f.willRetry }),
     });
     const languageModel = await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch });
+    // The loop imports the AI SDK (an optional peer): without it, the turn fails saying what to install.
     const { runTurn } = await import('./loop.ts');
     const messages = toModelMessages(t.history);
     const outcome = await runTurn({

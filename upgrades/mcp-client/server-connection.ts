@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ArmatureError, type ErrorInfo } from '../../src/kernel/errors.ts';
+import { peerMissing } from '../../src/kernel/optional-peer.ts';
 import type { McpServerSpec } from '../../src/kernel/mcp-servers.ts';
 import { valueFromResult, type SkippedTool } from './results.ts';
 import { describeTarget, openTransport, redact, secretsOf, type OpenedTransport } from './transport.ts';
@@ -144,7 +145,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       try {
         opened = await openTransport(o.spec, o.platformKind);
-        const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+        const { Client } = await import('@modelcontextprotocol/sdk/client/index.js').catch(peerMissing('@modelcontextprotocol/sdk', 'McpClient'));
         const c = new Client(
           { name: 'armature', version: o.clientVersion },
           {

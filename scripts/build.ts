@@ -98,7 +98,7 @@ rmSync(dist, { recursive: true, force: true });
 const [node, browser, browserWorker, dashboard] = await Promise.all([
   esbuild.build({
     ...common,
-    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', 'ai-sdk': 'src/ai-sdk/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker.ts' },
+    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', node: 'src/platform/node-index.ts', 'ai-sdk': 'src/ai-sdk/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker.ts' },
     outdir: 'dist/node',
     splitting: true,
     platform: 'node',
@@ -108,7 +108,7 @@ const [node, browser, browserWorker, dashboard] = await Promise.all([
   }),
   esbuild.build({
     ...common,
-    entryPoints: { index: 'src/index.ts', 'ai-sdk': 'src/ai-sdk/index.ts' },
+    entryPoints: { index: 'src/index.ts', 'ai-sdk': 'src/ai-sdk/index.ts', widgets: 'src/widgets/index.ts' },
     outdir: 'dist/browser',
     splitting: true,
     platform: 'browser',

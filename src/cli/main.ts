@@ -17,6 +17,8 @@ import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-co
 import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
+import { runInitCommand } from './init-command.ts';
+import { rootOption } from './root-option.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -35,12 +37,16 @@ Usage:
                                                   ... or over streamable HTTP (loopback unless told)
   armature start [--persona ID] [--port N] [--no-snapshot] [--safe]
                                                   the main job: serve the dashboard
+  armature init [DIR]                             write a starter root (a persona, an upgrade with
+                                                  tools, a widget, a blueprint and a test) to DIR
 ${AGENT_USAGE}
 ${CHANGES_USAGE}
 
 Options:
   --persona ID   persona from modules/personas/ (default: default)
   --data DIR     where Node persistence lives (default: .armature in the current directory)
+  --root DIR     a folder of your own read beside the package's: its modules/, blueprints/
+                 and upgrades/ (default: ARMATURE_ROOT from the environment, else none)
   --mcp-config FILE  MCP servers whose tools to add: { "mcpServers": { "<name>": { "command",
                  "args"?, "env"? } | { "url", "headers"? } } } (any command)
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
@@ -67,6 +73,7 @@ without the upgrade the command needs.`;
 const OPTIONS = {
   persona: { type: 'string', default: 'default' },
   data: { type: 'string', default: '.armature' },
+  root: { type: 'string' },
   json: { type: 'boolean', default: false },
   port: { type: 'string' },
   code: { type: 'string', short: 'c' },
@@ -153,8 +160,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
   const run = commands[command];
-  if (!run && command !== 'start') {
-    const names = ['start', ...Object.keys(commands)];
+  if (!run && command !== 'start' && command !== 'init') {
+    const names = ['start', 'init', ...Object.keys(commands)];
     io.err(`armature: unknown command ${quote(command)}${didYouMean(command, names)}\ncommands: ${names.join(', ')}\n${HELP_LINE}`);
     return 2;
   }
@@ -169,7 +176,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   const snapshot = values['no-snapshot'] ? 'off' : 'persist';
-  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe);
+  let root: string | undefined;
+  try {
+    if (command === 'init') return await runInitCommand(rest, io);
+    root = rootOption(values.root);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`armature: ${e.message}`);
+    return 2;
+  }
+  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe, root);
   if (command === 'agent') {
     try {
       agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], json: values.json });
@@ -192,7 +208,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     const python = { autoStart: command === 'mcp' || command === 'run', snapshot } as const;
     sys = await boot({
       persona: values.persona,
-      platform: await defaultPlatform({ dataDir: values.data }),
+      platform: await defaultPlatform({ dataDir: values.data, root }),
       safe: values.safe,
       config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
@@ -230,7 +246,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
  * Serves the dashboard until the process is stopped. From a checkout it is built from the sources
  * first; an installed package serves the prebuilt one it ships, writing nothing inside it.
  */
-async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers, safe = false): Promise<number> {
+async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers, safe = false, root?: string): Promise<number> {
   const { startServer } = await import('../server/serve.ts');
   const { projectRoot } = await import('../platform/node.ts');
   const port = portArg === undefined ? undefined : Number(portArg);
@@ -247,7 +263,7 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
   }
   let server;
   try {
-    server = await startServer({ root: projectRoot, outDir, port, mcpServers });
+    server = await startServer({ root, outDir, port, mcpServers });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);
     return 1;

@@ -14,6 +14,14 @@ export interface BootOptions {
   persona?: string;
   /** Node: where persistent data lives. Default: `.armature` in the current directory. */
   dataDir?: string;
+  /**
+   * Node: a folder of your own, read beside the package's: its `modules/upgrades.json`,
+   * `modules/tools-read.json`, `modules/tools-write.json`, `modules/personas/*.json`,
+   * `blueprints/*.md` and the `upgrades/<folder>/` they name (`armature init DIR` writes one). Its
+   * ids must differ from the package's. In a browser the server decides (`startServer({ root })`).
+   * Ignored when `platform` is given. Default: none.
+   */
+  root?: string;
   /** Platform adapters. Default: detected (Node files, or browser IndexedDB + server snapshot). */
   platform?: Platform;
   /** Per-upgrade options by upgrade id, handed to each factory as `context.config`. Default: `{}`. */
@@ -68,7 +76,7 @@ export interface ArmatureSystem {
  */
 export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   const t0 = performance.now();
-  const platform = options.platform ?? (await defaultPlatform({ dataDir: options.dataDir }));
+  const platform = options.platform ?? (await defaultPlatform({ dataDir: options.dataDir, root: options.root }));
   const bus = options.bus ?? createEventBus({ historySize: options.historySize });
   if (options.bus && options.historySize !== undefined) bus.setHistorySize(options.historySize);
   const manifests = await readManifests(platform.project);

@@ -32,33 +32,45 @@ const allowEntry = z.union([
 /** A persona's policy for one kind of self-modification. */
 const SELF_MODIFICATION_POLICY = z.enum(['auto', 'ask', 'off'], { error: 'one of "auto", "ask", "off"' });
 
-/** One entry of `modules/upgrades.json`. */
-export const UpgradeEntrySchema = z.strictObject({
-  id: upgradeId,
-  entry: z
-    .string()
-    .regex(/^upgrades\/[a-z0-9-]+\/index\.ts$/, 'a path of the form "upgrades/<folder>/index.ts"'),
-  dependencies: z.array(upgradeId).default([]),
-  optionalDependencies: z.array(upgradeId).default([]),
-  blueprint: blueprintId,
-  category: z.enum(['agent', 'core', 'runtime', 'tools', 'storage', 'knowledge']),
-  /**
-   * Events the upgrade adds to the system's typed map (by module augmentation of `ArmatureEvents`
-   * in its folder), e.g. `made-upgrades:status`. Must agree with its metadata. Default: none.
-   */
-  events: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,39}:[a-z][a-z0-9-]{0,39}$/, 'an event name "<prefix>:<event>" in kebab-case, e.g. "made-upgrades:status"')).default([]),
-  /**
-   * The upgrade's early start, `upgrades/<folder>/early-start.ts` in its entry's folder: boot
-   * imports it before every entry and calls its `earlyStart(context)` (`EarlyStartModule`). Default: none.
-   */
-  earlyStart: z
-    .string()
-    .regex(/^upgrades\/[a-z0-9-]+\/early-start\.ts$/, 'a path of the form "upgrades/<folder>/early-start.ts"')
-    .optional(),
-}).refine((e) => e.earlyStart === undefined || folderOf(e.earlyStart) === folderOf(e.entry), {
-  path: ['earlyStart'],
-  error: 'an early start in the folder of the upgrade\'s entry ("upgrades/<folder>/early-start.ts" beside "upgrades/<folder>/index.ts")',
-});
+/**
+ * An entry of a `modules/upgrades.json`. The package's upgrades are TypeScript (its build bundles
+ * them); a user's root may write theirs in JavaScript, which any Node and browser imports as is.
+ */
+function upgradeEntrySchema(ext: string, extText: string) {
+  return z
+    .strictObject({
+      id: upgradeId,
+      /** The upgrade's module, relative to the folder of the `modules/` it is registered in. */
+      entry: z.string().regex(new RegExp(`^upgrades/[a-z0-9-]+/index\\.(${ext})$`), `a path of the form "upgrades/<folder>/index.${extText}"`),
+      dependencies: z.array(upgradeId).default([]),
+      optionalDependencies: z.array(upgradeId).default([]),
+      blueprint: blueprintId,
+      category: z.enum(['agent', 'core', 'runtime', 'tools', 'storage', 'knowledge']),
+      /**
+       * Events the upgrade adds to the system's typed map (by module augmentation of `ArmatureEvents`
+       * in its folder), e.g. `made-upgrades:status`. Must agree with its metadata. Default: none.
+       */
+      events: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,39}:[a-z][a-z0-9-]{0,39}$/, 'an event name "<prefix>:<event>" in kebab-case, e.g. "made-upgrades:status"')).default([]),
+      /**
+       * The upgrade's early start, `upgrades/<folder>/early-start.ts` in its entry's folder: boot
+       * imports it before every entry and calls its `earlyStart(context)` (`EarlyStartModule`). Default: none.
+       */
+      earlyStart: z
+        .string()
+        .regex(new RegExp(`^upgrades/[a-z0-9-]+/early-start\\.(${ext})$`), `a path of the form "upgrades/<folder>/early-start.${extText}"`)
+        .optional(),
+    })
+    .refine((e) => e.earlyStart === undefined || folderOf(e.earlyStart) === folderOf(e.entry), {
+      path: ['earlyStart'],
+      error: 'an early start in the folder of the upgrade\'s entry ("upgrades/<folder>/early-start.ts" beside "upgrades/<folder>/index.ts")',
+    });
+}
+
+/** One entry of the package's `modules/upgrades.json`. */
+export const UpgradeEntrySchema = upgradeEntrySchema('ts', 'ts');
+
+/** One entry of a user's root's `modules/upgrades.json` (`armature --root DIR`). */
+export const RootUpgradeEntrySchema = upgradeEntrySchema('js|mjs|ts', 'js');
 
 function folderOf(path: string): string {
   return path.split('/')[1]!;
@@ -67,6 +79,11 @@ function folderOf(path: string): string {
 /** `modules/upgrades.json`. */
 export const UpgradeRegistrySchema = z.strictObject({
   upgrades: z.array(UpgradeEntrySchema).min(1),
+});
+
+/** A user's root's `modules/upgrades.json`: its own upgrades (none is fine: a root may hold only personas). */
+export const RootRegistrySchema = z.strictObject({
+  upgrades: z.array(RootUpgradeEntrySchema),
 });
 
 /** A persona: which upgrades an agent gets and which tools it may call. */
@@ -182,7 +199,11 @@ export const ToolDeclarationSchema = z.strictObject({
 /** A tool manifest file. */
 export const ToolManifestSchema = z.array(ToolDeclarationSchema);
 
-export type UpgradeEntry = z.infer<typeof UpgradeEntrySchema>;
+/** An upgrade's registry entry, with where its modules are when it comes from a user's root. */
+export type UpgradeEntry = z.infer<typeof UpgradeEntrySchema> & {
+  /** For an upgrade of a user's root: the URL `entry` and `earlyStart` are resolved against. Default: the package's own. */
+  base?: string;
+};
 export type UpgradeRegistry = z.infer<typeof UpgradeRegistrySchema>;
 export type Persona = z.infer<typeof PersonaSchema>;
 export type ToolDeclaration = z.infer<typeof ToolDeclarationSchema>;

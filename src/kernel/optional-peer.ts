@@ -1,6 +1,6 @@
 /**
  * Optional peer dependencies: packages only some features need (the AI SDK for the agent and
- * `armature/ai-sdk`, the MCP SDK for `armature mcp` and the McpClient). The package does not
+ * `armature/ai-sdk`, the MCP SDK for `armature mcp` and the McpClient, Lit for `armature/widgets`). The package does not
  * install them; each feature imports its peer on first use, through {@link peerMissing}, so a user
  * without it gets one clear error naming the package and the command that installs it, and
  * everything else keeps working.
@@ -18,6 +18,8 @@ export const OPTIONAL_PEERS = {
   '@ai-sdk/anthropic': '^3.0.139',
   '@ai-sdk/google': '^3.0.141',
   '@modelcontextprotocol/sdk': '^1.32.2',
+  // Widgets of one's own bundled into a page of one's own (`armature/widgets`); the dashboard ships its copy.
+  lit: '^3.3.3',
 } as const;
 
 /** The name of an optional peer. */

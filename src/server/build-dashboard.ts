@@ -53,6 +53,8 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
   const result = await esbuild.build({
     entryPoints: {
       main: join(options.root, 'src/dashboard/main.ts'),
+      // What a root's widget imports as `armature/widgets` (the page's import map): the dashboard's own Lit and base class.
+      widgets: join(options.root, 'src/widgets/index.ts'),
       'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker.ts'),
     },
     outdir: outDir,

@@ -38,8 +38,11 @@ export function isolationHeadersMiddleware() {
   };
 }
 
-/** Koa middleware serving the project snapshot (manifests and blueprints) at {@link PROJECT_SNAPSHOT_PATH}. */
-export function projectFilesMiddleware(root: string) {
+/**
+ * Koa middleware serving the project snapshot (the package's manifests and blueprints, and those of
+ * a user's `root` beside them) at {@link PROJECT_SNAPSHOT_PATH}.
+ */
+export function projectFilesMiddleware(root?: string) {
   return async (ctx: KoaLikeContext, next: Next) => {
     if (ctx.path !== PROJECT_SNAPSHOT_PATH) return next();
     ctx.type = 'application/json';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import sirv from 'sirv';
 import { projectRoot } from '../platform/node.ts';
@@ -9,16 +9,21 @@ import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_FILE, SANDBOX_WORKER_PATH } from '..
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH, pyodideWorkerCsp } from './middleware.ts';
 import { readProjectSnapshot } from './project-snapshot.ts';
+import { ROOT_MODULES_PATH } from '../platform/browser.ts';
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
-  /** Where `modules/` and `blueprints/` (the project snapshot) are read from. Default: the package root. */
+  /**
+   * A folder of your own served beside the package's (as `boot({ root })` reads one in Node): its
+   * manifests and blueprints join the project snapshot, its `upgrades/` are served (JavaScript
+   * only) at `/__armature/root/upgrades/` for the page to import. Default: none.
+   */
   root?: string;
   /** Port; 0 picks a free one. Default: `PORT` from the environment, else 8080. */
   port?: number;
   /** Interface to listen on. Default: 127.0.0.1. */
   host?: string;
-  /** Directory of the built dashboard (page and bundles, see `buildDashboard`). Default: `<root>/dist/dashboard`. */
+  /** Directory of the built dashboard (page and bundles, see `buildDashboard`). Default: the package's `dist/dashboard`. */
   outDir?: string;
   /** HTML served at `/`. Default: `index.html` in `outDir`. */
   html?: string;
@@ -40,19 +45,23 @@ const pyodideDir = () => dirname(createRequire(import.meta.url).resolve('pyodide
 
 /**
  * Serves the dashboard: `/` (the page), `/dist/*` (the bundles in `outDir`), `/pyodide/*` (the installed Pyodide
- * package, so no network is needed), the project snapshot and the confined worker's script (from
+ * package, so no network is needed), the project snapshot (with a root's, and its upgrades' modules
+ * under `/__armature/root/upgrades/`) and the confined worker's script (from
  * `outDir`, with its Content-Security-Policy), every response with the two
  * cross-origin isolation headers so the shared-buffer bridge is available.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const root = options.root ?? projectRoot;
-  const outDir = options.outDir ?? join(root, 'dist', 'dashboard');
+  // The package's own folder as a root adds nothing to it.
+  const root = options.root !== undefined && resolve(options.root) !== resolve(projectRoot) ? options.root : undefined;
+  const outDir = options.outDir ?? join(projectRoot, 'dist', 'dashboard');
   const setHeaders = (res: ServerResponse) => {
     for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
   };
   const dist = sirv(outDir, { dev: true, setHeaders });
   const pyodide = sirv(pyodideDir(), { dev: false, maxAge: 3600, setHeaders });
+  // A root's upgrades, imported by the page by URL: JavaScript modules only (a browser runs nothing else).
+  const rootUpgrades = root === undefined ? undefined : sirv(join(root, 'upgrades'), { dev: true, setHeaders });
   const page = options.html ?? (await readDashboardPage(outDir));
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -94,6 +103,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (url.pathname === '/dist/pyodide-worker.js') res.setHeader('Content-Security-Policy', pyodideWorkerCsp());
         req.url = url.pathname.slice('/dist'.length) + url.search;
         dist(req, res, notFound);
+      } else if (rootUpgrades && url.pathname.startsWith(`${ROOT_MODULES_PATH}upgrades/`) && /\.m?js$/.test(url.pathname)) {
+        req.url = url.pathname.slice(`${ROOT_MODULES_PATH}upgrades`.length) + url.search;
+        rootUpgrades(req, res, notFound);
       } else if (url.pathname.startsWith('/pyodide/')) {
         req.url = url.pathname.slice('/pyodide'.length) + url.search;
         pyodide(req, res, notFound);

@@ -81,6 +81,9 @@ test('the tarball ships the built code, manifests, blueprints, README and LICENS
     'dist/node/index.js',
     'dist/node/cli.js',
     'dist/node/server.js',
+    'dist/node/node.js',
+    'dist/node/ai-sdk.js',
+    'dist/browser/ai-sdk.js',
     'dist/node/pyodide-worker.js',
     'dist/browser/index.js',
     'dist/browser/pyodide-worker.js',
@@ -89,6 +92,8 @@ test('the tarball ships the built code, manifests, blueprints, README and LICENS
     'dist/dashboard/pyodide-worker.js',
     'dist/types/src/index.d.ts',
     'dist/types/src/server/index.d.ts',
+    'dist/types/src/ai-sdk/index.d.ts',
+    'dist/types/src/platform/node-index.d.ts',
     'modules/upgrades.json',
     'modules/personas/default.json',
     'blueprints/README.md',
@@ -163,11 +168,29 @@ test('the installed bin runs Python: armature run -c prints 1 and exits 0', () =
   assert.equal(r.out, '1\n');
 });
 
+test('armature init writes a root whose own test passes against the installed package; the built CLI boots it with --root', () => {
+  const init = run(pkg.bin, ['init', 'starter'], { cwd: project });
+  assert.equal(init.code, 0, init.err);
+  const starter = join(project, 'starter');
+  // Without NODE_TEST_CONTEXT: inside this runner's children, a nested `node --test` would report to it instead of printing.
+  const { NODE_TEST_CONTEXT: _runner, ...env } = process.env;
+  const own = run(process.execPath, ['--test', '--test-reporter=tap'], { cwd: starter, env });
+  assert.equal(own.code, 0, `${own.out}${own.err}`);
+  assert.match(own.out, /# pass 4\n# fail 0/);
+  const booted = run(pkg.bin, ['--root', 'starter', 'boot', '--persona', 'tally', '--json', '--data', 'starter-data'], { cwd: project });
+  assert.equal(booted.code, 0, booted.err);
+  assert.deepEqual(
+    (JSON.parse(booted.out) as { modules: { id: string; state: string }[] }).modules.map((m) => [m.id, m.state]),
+    ['ToolRunner', 'Workspace', 'PyodideRuntime', 'PythonTool', 'Tally'].map((id) => [id, 'loaded']),
+  );
+});
+
 test('a TypeScript consumer type-checks on module nodenext and on moduleResolution bundler', () => {
   writeFileSync(
     join(project, 'consumer.ts'),
     `import { boot, ArmatureError, type ArmatureSystem, type ToolResult } from 'armature';
 import { startServer, type RunningServer } from 'armature/server';
+import { createNodePlatform } from 'armature/node';
 
 const sys: ArmatureSystem = await boot({ persona: 'default', dataDir: '.data' });
 const listed: ToolResult<{ count: number }> = await sys.tools.executeTool('list_files', {});
@@ -176,7 +199,9 @@ const count: number = listed.value.count;
 sys.bus.on('tool:finished', (e) => console.log(e.name, e.ok, e.durationMs.toFixed(1), count));
 // @ts-expect-error event names come from the one event map
 sys.bus.on('tool:finishd', () => {});
-const server: RunningServer = await startServer({ port: 0 });
+const mine: ArmatureSystem = await boot({ persona: 'tally', platform: createNodePlatform({ root: 'starter', dataDir: '.data' }) });
+await mine.dispose();
+const server: RunningServer = await startServer({ port: 0, root: 'starter' });
 await server.close();
 await sys.dispose();
 `,
@@ -271,6 +296,40 @@ test('armature start from the installed copy serves the prebuilt dashboard and w
   const afterwards = snapshot(join(project, 'node_modules'));
   const changed = [...new Set([...before.keys(), ...afterwards.keys()])].filter((p) => before.get(p) !== afterwards.get(p));
   assert.deepEqual(changed, []);
+});
+
+test("armature start --root shows the root's upgrade with its own card on the prebuilt dashboard, in Chromium", async () => {
+  const started = await startUntil(pkg.bin, ['--root', 'starter', 'start', '--persona', 'tally', '--port', '0'], project, /Armature dashboard: (\S+)/);
+  let browser: Browser | undefined;
+  try {
+    browser = await launchChromium();
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(started.match[1]!, { waitUntil: 'load' });
+    await page.waitForFunction(() => (globalThis as { armature?: unknown }).armature !== undefined, { timeout: 60_000 }).catch((e: Error) => {
+      throw new Error(`${e.message}; page errors: ${errors.join('\n')}`);
+    });
+    const called = await page.evaluate(async () => {
+      const sys = (globalThis as unknown as { armature: { tools: { executeTool(n: string, a: unknown): Promise<{ ok: boolean }> } } }).armature;
+      return (await sys.tools.executeTool('tally_add', { name: 'apples', by: 2 })).ok;
+    });
+    assert.equal(called, true);
+    // The card is the root's own widget.mjs, importing `armature/widgets` through the page's import map.
+    const card = await page.waitForFunction(
+      () => {
+        const widget = document.querySelector('armature-dashboard')?.shadowRoot?.querySelector('tally-widget');
+        const text = widget?.shadowRoot?.textContent ?? '';
+        return /2 counts/.test(text) && /apples/.test(text) ? text.replace(/\s+/g, ' ') : false;
+      },
+      { timeout: 30_000 },
+    );
+    assert.match(String(await card.jsonValue()), /Tally.*2 counts.*1 name.*apples\s*2/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser?.close();
+    await stop(started.child);
+  }
 });
 
 test('in the checkout the bin runs the sources (start builds the dashboard first); ARMATURE_BUILT=1 runs dist/', async () => {

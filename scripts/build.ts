@@ -87,9 +87,12 @@ function listFiles(dir: string): string[] {
   });
 }
 
-/** tsc keeps `.ts` in the specifiers of emitted declarations (TypeScript #61037); consumers need `.js`. */
+/**
+ * tsc keeps `.ts` in the specifiers of emitted declarations (TypeScript #61037), module
+ * augmentations (`declare module './x.ts'`) included; consumers need `.js`.
+ */
 function rewriteDeclarationSpecifiers(text: string): string {
-  return text.replace(/((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g, '$1$2$3.js$2');
+  return text.replace(/((?:from|import|declare module)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g, '$1$2$3.js$2');
 }
 
 const t0 = performance.now();

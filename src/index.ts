@@ -68,3 +68,33 @@ export type { McpHttpServer as McpHttpServerSpec, McpServers, McpServerSpec, Mcp
 export { namespaceOf, namespaceOfTool } from './kernel/namespaces.ts';
 export { decodeToolCall, formatTools, TOOL_FORMATS, ToolFormatError, toolNameFromProvider } from './tools-format/index.ts';
 export type { FormatOptions, FormattableTool, FormattedTools, ToolAnnotations, ToolFormat } from './tools-format/index.ts';
+
+// --- Types of the system: services by id, tools by name, options by upgrade (each augmentable) ---
+export type { ArmatureServices, ServiceId } from './kernel/services.ts';
+export type { ArmatureToolMap, KnownToolName, ToolArgs, ToolValue } from './kernel/tool-contract.ts';
+export { checkConfig, countOption, customOption, numberOption, timeoutOption } from './kernel/config-schema.ts';
+export type { ArmatureConfig, BootConfig, ConfigSchema } from './kernel/config-schema.ts';
+
+// --- The built-in upgrades' contracts: their APIs (sys.resolve(id)), their tools' values, their options ---
+export type { FileInfo, ListFilesValue, ReadFileValue, WorkspaceApi } from '../upgrades/workspace/workspace.ts';
+export type { WorkspaceConfig } from '../upgrades/workspace/config.ts';
+export type { ToolRunnerConfig } from '../upgrades/tool-runner/config.ts';
+export type { Blueprint } from '../upgrades/blueprints/front-matter.ts';
+export type { BlueprintCandidate, BlueprintRegistryApi, BlueprintSummary } from '../upgrades/blueprints/registry.ts';
+export type { BlueprintsConfig } from '../upgrades/blueprints/config.ts';
+export type { ExecuteResult, PyodideRuntimeApi, RuntimeState, SyncReport } from '../upgrades/pyodide-runtime/runtime-types.ts';
+export type { PackageInfo } from '../upgrades/pyodide-runtime/protocol.ts';
+export type { PyodideRuntimeBootConfig as PyodideRuntimeConfig } from '../upgrades/pyodide-runtime/config-schema.ts';
+export type { ExecutePythonErrorDetails, ExecutePythonToolArgs, ExecutePythonValue, PythonToolApi, PythonToolStats } from '../upgrades/python-tool/python-tool-types.ts';
+export type { PythonToolConfig } from '../upgrades/python-tool/config.ts';
+export type { McpClientApi, McpServerState, McpServerStatus, SkippedTool } from '../upgrades/mcp-client/mcp-client-contract.ts';
+export type { McpClientConfig } from '../upgrades/mcp-client/config.ts';
+export type { AgentApi, RunOptions, RunResult, RunSummary, TranscriptEntry } from '../upgrades/agent/agent-contract.ts';
+export type { AgentConfig } from '../upgrades/agent/config.ts';
+export type { ChangesConfig } from '../upgrades/changes/config.ts';
+export type { MadeToolsApi } from '../upgrades/made-tools/index.ts';
+export type { MadeToolsConfig } from '../upgrades/made-tools/config.ts';
+export type { PersonaOverlayApi } from '../upgrades/persona-overlay/index.ts';
+export type { PersonaOverlayConfig } from '../upgrades/persona-overlay/config.ts';
+export type { MadeUpgradesApi } from '../upgrades/made-upgrades/index.ts';
+export type { MadeUpgradesConfig } from '../upgrades/made-upgrades/config.ts';

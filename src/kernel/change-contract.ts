@@ -254,3 +254,9 @@ export interface ChangesApi {
   /** Versions that failed to load at boot. */
   loadFailures(): LoadFailure[];
 }
+
+declare module './services.ts' {
+  interface ArmatureServices {
+    Changes: ChangesApi;
+  }
+}

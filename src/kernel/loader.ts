@@ -1,4 +1,5 @@
 import { configNumber } from './config-number.ts';
+import { checkConfig } from './config-schema.ts';
 import { Container } from './container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
@@ -218,8 +219,9 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       optionalDependencies: entry.optionalDependencies,
       factory: async (deps) => {
         if ('error' in m) throw m.error;
-        const scope = bus.scope(entry.id);
         const config = options.config?.[entry.id] ?? {};
+        if (m.mod.configSchema) checkConfig(entry.id, m.mod.configSchema, config);
+        const scope = bus.scope(entry.id);
         const instance = await m.mod.factory(deps, {
           bus: scope,
           persona,

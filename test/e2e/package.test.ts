@@ -188,7 +188,7 @@ test('armature init writes a root whose own test passes against the installed pa
 test('a TypeScript consumer type-checks on module nodenext and on moduleResolution bundler', () => {
   writeFileSync(
     join(project, 'consumer.ts'),
-    `import { boot, ArmatureError, type ArmatureSystem, type ToolResult } from 'armature';
+    `import { boot, ArmatureError, type ArmatureSystem, type ToolResult, type WorkspaceApi } from 'armature';
 import { startServer, type RunningServer } from 'armature/server';
 import { createNodePlatform } from 'armature/node';
 
@@ -199,11 +199,28 @@ const count: number = listed.value.count;
 sys.bus.on('tool:finished', (e) => console.log(e.name, e.ok, e.durationMs.toFixed(1), count));
 // @ts-expect-error event names come from the one event map
 sys.bus.on('tool:finishd', () => {});
-const mine: ArmatureSystem = await boot({ persona: 'tally', platform: createNodePlatform({ root: 'starter', dataDir: '.data' }) });
+// Typed by id, by tool name and by upgrade; a root's upgrade adds itself through the package.
+const workspace: WorkspaceApi = await sys.resolve('Workspace');
+const read = await sys.tools.executeTool('read_file', { path: 'notes/a.txt' });
+const text: string = read.ok ? read.value.content : read.error.message;
+// @ts-expect-error a misspelt option of a built-in upgrade
+await boot({ config: { PyodideRuntime: { isolaton: 'process' } } });
+const mine: ArmatureSystem = await boot({ persona: 'tally', config: { Tally: { start: 1 } }, platform: createNodePlatform({ root: 'starter', dataDir: '.data' }) });
+const tally = await mine.resolve('Tally');
+console.log(workspace.list().length, text, tally.counts());
 await mine.dispose();
 const server: RunningServer = await startServer({ port: 0, root: 'starter' });
 await server.close();
 await sys.dispose();
+
+declare module 'armature' {
+  interface ArmatureServices {
+    Tally: { counts(): Record<string, number> };
+  }
+  interface ArmatureConfig {
+    Tally: { start?: number };
+  }
+}
 `,
   );
   const base = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] };

@@ -133,3 +133,9 @@ export type TranscriptEntry =
   | { type: 'assistant'; at: number; step: number; text: string; message: unknown; finishReason: string; usage: AgentUsage }
   | { type: 'tool'; at: number; step: number; toolCallId: string; name: string; args: unknown; ok: boolean; durationMs: number; result: unknown; pythonRunId?: string }
   | { type: 'finished'; at: number; reason: AgentStopReason; steps: number; usage: AgentUsage; answer?: string; error?: RunError };
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    Agent: AgentApi;
+  }
+}

@@ -12,6 +12,9 @@ import { checkRunId, RUNS_AREA, TranscriptStore } from './transcript.ts';
 
 export type { AgentApi, AgentSettings, RunOptions, RunResult, RunSummary, TranscriptEntry } from './agent-contract.ts';
 
+/** Its options' schema: boot checks `config.Agent` against it (docs/configuration.md lists them). */
+export { AgentConfigSchema as configSchema } from './config.ts';
+
 /** Agent: an LLM loop over the ToolRunner, streamed as events, with a transcript per run. */
 export const metadata: UpgradeMetadata = {
   id: 'Agent',

@@ -99,3 +99,16 @@ export function createBlueprintRegistry(blueprints: readonly Blueprint[]): Bluep
     isProject: (id) => project.has(id),
   };
 }
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    Blueprints: BlueprintRegistryApi;
+  }
+}
+
+declare module '../../src/kernel/tool-contract.ts' {
+  interface ArmatureToolMap {
+    list_blueprints: { args: Record<string, never>; value: { blueprints: BlueprintSummary[] } };
+    read_blueprint: { args: { id: string }; value: Blueprint };
+  }
+}

@@ -22,6 +22,15 @@ export interface PersonaOverlayApi {
   onChange(listener: () => void | Promise<void>): Disposable;
 }
 
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    PersonaOverlay: PersonaOverlayApi;
+  }
+}
+
+/** Its options' schema: boot checks `config.PersonaOverlay` against it (docs/configuration.md lists them). */
+export { PersonaOverlayConfigSchema as configSchema } from './config.ts';
+
 /** PersonaOverlay: an agent extends its own persona with what it built — stored in the workspace, never in modules/. */
 export const metadata: UpgradeMetadata = {
   id: 'PersonaOverlay',

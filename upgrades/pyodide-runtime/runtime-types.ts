@@ -192,3 +192,9 @@ export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'execute' | 'getSta
    */
   endSession(session: string): Promise<void>;
 }
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    PyodideRuntime: PyodideRuntimeApi;
+  }
+}

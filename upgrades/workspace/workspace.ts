@@ -37,6 +37,35 @@ export interface WorkspaceApi {
   area(name: string): SystemArea;
 }
 
+/** What `read_file` answers. */
+export interface ReadFileValue extends FileInfo {
+  encoding: 'utf8' | 'base64';
+  /** The text, or base64 when `encoding` is `base64`. */
+  content: string;
+}
+
+/** What `list_files` answers. */
+export interface ListFilesValue {
+  files: FileInfo[];
+  count: number;
+  totalBytes: number;
+}
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    Workspace: WorkspaceApi;
+  }
+}
+
+declare module '../../src/kernel/tool-contract.ts' {
+  interface ArmatureToolMap {
+    read_file: { args: { path: string; encoding?: 'utf8' | 'base64' }; value: ReadFileValue };
+    write_file: { args: { path: string; content: string; encoding?: 'utf8' | 'base64' }; value: FileInfo & { created: boolean } };
+    list_files: { args: { prefix?: string }; value: ListFilesValue };
+    delete_file: { args: { path: string }; value: { path: string; deleted: true } };
+  }
+}
+
 /** Options of {@link createWorkspace}. */
 export interface WorkspaceOptions {
   /** Durable store (IndexedDB or a directory). */
@@ -274,7 +303,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
 /** Tool handlers over a workspace: `read_file`, `write_file`, `list_files`, `delete_file`. */
 export function workspaceTools(ws: WorkspaceApi) {
   return {
-    read_file: async (args: Record<string, unknown>) => {
+    read_file: async (args: Record<string, unknown>): Promise<ReadFileValue> => {
       const path = normalizePath(args.path);
       const data = ws.read(path);
       const meta = ws.stat(path)!;
@@ -286,7 +315,7 @@ export function workspaceTools(ws: WorkspaceApi) {
       const data = args.encoding === 'base64' ? fromBase64(content) : content;
       return ws.write(String(args.path), data);
     },
-    list_files: async (args: Record<string, unknown>) => {
+    list_files: async (args: Record<string, unknown>): Promise<ListFilesValue> => {
       const files = ws.list(typeof args.prefix === 'string' ? args.prefix : undefined);
       return { files, count: files.length, totalBytes: files.reduce((n, f) => n + f.size, 0) };
     },
@@ -295,7 +324,7 @@ export function workspaceTools(ws: WorkspaceApi) {
       if (!(await ws.delete(path))) {
         throw new ArmatureError('FILE_NOT_FOUND', `[workspace] no file ${JSON.stringify(path)}`, { hint: 'List the files with list_files.' });
       }
-      return { path, deleted: true };
+      return { path, deleted: true as const };
     },
   };
 }

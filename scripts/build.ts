@@ -101,7 +101,7 @@ rmSync(dist, { recursive: true, force: true });
 const [node, browser, browserWorker, dashboard] = await Promise.all([
   esbuild.build({
     ...common,
-    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', node: 'src/platform/node-index.ts', 'ai-sdk': 'src/ai-sdk/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker.ts' },
+    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', node: 'src/platform/node-index.ts', vite: 'src/vite/index.ts', 'ai-sdk': 'src/ai-sdk/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker.ts' },
     outdir: 'dist/node',
     splitting: true,
     platform: 'node',

@@ -23,6 +23,26 @@ export async function buildSandboxWorker(root: string, options: { minify?: boole
   return r.outputFiles[0]!.text;
 }
 
+/**
+ * The Pyodide worker's browser script (`upgrades/pyodide-runtime/worker.ts`) as one self-contained
+ * module, as the package ships it in `dist/browser/pyodide-worker.js`: a page loads it by URL.
+ */
+export async function buildPyodideWorker(root: string, options: { minify?: boolean } = {}): Promise<string> {
+  const r = await esbuild.build({
+    entryPoints: [join(root, 'upgrades/pyodide-runtime/worker.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: options.minify ?? true,
+    external: BROWSER_EXTERNALS,
+    conditions: ['browser', 'production'],
+    logLevel: 'warning',
+  });
+  return r.outputFiles[0]!.text;
+}
+
 /** Options of {@link buildDashboard}. */
 export interface BuildOptions {
   /** Project root (a checkout: the dashboard is built from its sources). */

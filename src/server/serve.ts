@@ -1,15 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import sirv from 'sirv';
 import { projectRoot } from '../platform/node.ts';
-import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_FILE, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
-import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH, pyodideWorkerCsp } from './middleware.ts';
-import { readProjectSnapshot } from './project-snapshot.ts';
-import { ROOT_MODULES_PATH } from '../platform/browser.ts';
+import { armatureHandler, ISOLATION_HEADERS, MCP_SERVERS_PATH, pyodideWorkerCsp } from './middleware.ts';
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
@@ -41,27 +37,22 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const pyodideDir = () => dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
-
 /**
- * Serves the dashboard: `/` (the page), `/dist/*` (the bundles in `outDir`), `/pyodide/*` (the installed Pyodide
- * package, so no network is needed), the project snapshot (with a root's, and its upgrades' modules
- * under `/__armature/root/upgrades/`) and the confined worker's script (from
- * `outDir`, with its Content-Security-Policy), every response with the two
+ * Serves the dashboard: `/` (the page), `/dist/*` (the bundles in `outDir`), and what
+ * `armatureMiddleware` serves — the project snapshot (with a root's, and its upgrades' modules
+ * under `/__armature/root/upgrades/`), the Pyodide worker at `/__armature/pyodide-worker.js` and
+ * Pyodide's files at `/pyodide/` (the installed package, so no network is needed), the confined
+ * worker's script (each script with its Content-Security-Policy) — every response with the two
  * cross-origin isolation headers so the shared-buffer bridge is available.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  // The package's own folder as a root adds nothing to it.
-  const root = options.root !== undefined && resolve(options.root) !== resolve(projectRoot) ? options.root : undefined;
   const outDir = options.outDir ?? join(projectRoot, 'dist', 'dashboard');
   const setHeaders = (res: ServerResponse) => {
     for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
   };
   const dist = sirv(outDir, { dev: true, setHeaders });
-  const pyodide = sirv(pyodideDir(), { dev: false, maxAge: 3600, setHeaders });
-  // A root's upgrades, imported by the page by URL: JavaScript modules only (a browser runs nothing else).
-  const rootUpgrades = root === undefined ? undefined : sirv(join(root, 'upgrades'), { dev: true, setHeaders });
+  const armature = armatureHandler({ root: options.root });
   const page = options.html ?? (await readDashboardPage(outDir));
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -79,15 +70,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       } else if (url.pathname === '/favicon.ico') {
         res.statusCode = 204;
         res.end();
-      } else if (url.pathname === PROJECT_SNAPSHOT_PATH) {
-        res.setHeader('Content-Type', 'application/json');
-        res.setHeader('Cache-Control', 'no-store');
-        res.end(JSON.stringify(await readProjectSnapshot(root)));
-      } else if (url.pathname === SANDBOX_WORKER_PATH) {
-        res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
-        res.setHeader('Content-Security-Policy', SANDBOX_WORKER_CSP);
-        res.setHeader('Cache-Control', 'no-store');
-        res.end(await readFile(join(outDir, SANDBOX_WORKER_FILE)));
       } else if (url.pathname === MCP_SERVERS_PATH && !options.mcpServers) {
         // No --mcp-config: nothing to hand on, which is not an error (the page asks on every load).
         res.statusCode = 204;
@@ -103,13 +85,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (url.pathname === '/dist/pyodide-worker.js') res.setHeader('Content-Security-Policy', pyodideWorkerCsp());
         req.url = url.pathname.slice('/dist'.length) + url.search;
         dist(req, res, notFound);
-      } else if (rootUpgrades && url.pathname.startsWith(`${ROOT_MODULES_PATH}upgrades/`) && /\.m?js$/.test(url.pathname)) {
-        req.url = url.pathname.slice(`${ROOT_MODULES_PATH}upgrades`.length) + url.search;
-        rootUpgrades(req, res, notFound);
-      } else if (url.pathname.startsWith('/pyodide/')) {
-        req.url = url.pathname.slice('/pyodide'.length) + url.search;
-        pyodide(req, res, notFound);
-      } else notFound();
+      } else if (!(await armature(req, res))) notFound();
     } catch (e) {
       res.statusCode = 500;
       res.end(`Server error: ${(e as Error).message}`);

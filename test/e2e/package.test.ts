@@ -9,7 +9,8 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as esbuild from 'esbuild';
 import type { Browser } from 'puppeteer-core';
@@ -235,11 +236,11 @@ declare module 'armature' {
   }
 });
 
-test('a browser bundle of the package builds with esbuild and runs Python in Chromium', async () => {
+test('a browser bundle of the package builds with esbuild and runs Python in Chromium, served by startServer with boot()\'s defaults', async () => {
   writeFileSync(
     join(project, 'browser-app.ts'),
     `import { boot } from 'armature';
-const sys = await boot({ persona: 'default', config: { PyodideRuntime: { indexURL: new URL('/pyodide/', location.href).href } } });
+const sys = await boot({ persona: 'default' });
 const result = await sys.tools.executeTool('execute_python', { code: 'print(1)\\n6 * 7' });
 (window as unknown as { done: unknown }).done = { modules: sys.modules.map((m) => m.state), result };
 `,
@@ -260,8 +261,7 @@ const result = await sys.tools.executeTool('execute_python', { code: 'print(1)\\
   // Only the optional peers that are not installed stay outside the bundle, to fail (and say so) if ever used.
   const externals = Object.values(built.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path));
   assert.deepEqual(externals.filter((p) => !Object.keys(OPTIONAL_PEERS).some((peer) => p === peer || p.startsWith(`${peer}/`))), []);
-  // The worker is loaded by URL, not through the bundler: the README says to copy it next to the bundle.
-  copyFileSync(join(pkg.installed, 'dist/browser/pyodide-worker.js'), join(web, 'pyodide-worker.js'));
+  // Nothing copied, nothing configured: the package's startServer serves the worker and Pyodide's files where boot() looks by default.
   writeFileSync(
     join(project, 'serve.mjs'),
     `import { startServer } from 'armature/server';
@@ -406,4 +406,98 @@ await armature.dispose();
   assert.equal(r.code, 0, r.err);
   const out = JSON.parse(r.out) as { text: string; output: { ok: boolean; value: { stdout: string } }; teaches: boolean };
   assert.deepEqual([out.text, out.output.ok, out.output.value.stdout, out.teaches], ['read it', true, 'abc\n', true]);
+});
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * examples/<name> copied into the project, beside the installed package, with the bundler the
+ * checkout has linked into the project's node_modules (as `npm install` of the example would add it).
+ */
+function exampleApp(name: string, bundler: 'esbuild' | 'vite'): string {
+  const dir = join(project, name);
+  cpSync(join(root, 'examples', name), dir, { recursive: true, filter: (src) => !/node_modules|[\\/]dist$/.test(src) });
+  const link = join(project, 'node_modules', bundler);
+  if (!existsSync(link)) symlinkSync(join(root, 'node_modules', bundler), link, 'dir');
+  return dir;
+}
+
+/** Opens `url` in Chromium and waits for the example page's result. */
+async function runExamplePage(url: string): Promise<{ modules: [string, string][]; result: { ok: boolean; value?: { value: unknown; stdout: string }; error?: unknown } }> {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForFunction(() => (globalThis as { armatureExample?: unknown }).armatureExample !== undefined, { timeout: 120_000 }).catch((e: Error) => {
+      throw new Error(`${e.message}; page errors: ${errors.join('\n')}`);
+    });
+    const isolated = await page.evaluate(() => crossOriginIsolated);
+    assert.equal(isolated, true, 'the page is cross-origin isolated: call_tool uses shared memory');
+    return (await page.evaluate(() => (globalThis as unknown as { armatureExample: unknown }).armatureExample)) as never;
+  } finally {
+    await browser.close();
+  }
+}
+
+function assertExampleRan(done: Awaited<ReturnType<typeof runExamplePage>>): void {
+  assert.deepEqual(done.modules, ['ToolRunner', 'Workspace', 'PyodideRuntime', 'PythonTool'].map((id) => [id, 'loaded']));
+  assert.equal(done.result.ok, true, JSON.stringify(done.result));
+  assert.deepEqual([done.result.value!.stdout, done.result.value!.value], ['Hello from Python\n', 17]);
+}
+
+test('examples/esbuild-app: built with esbuild, served by node:http with armatureMiddleware, runs Python whose call_tool answers, in Chromium', async () => {
+  const app = exampleApp('esbuild-app', 'esbuild');
+  const built = run(process.execPath, ['build.mjs'], { cwd: app });
+  assert.equal(built.code, 0, built.err);
+  const server = await startUntil(process.execPath, ['serve.mjs'], app, /(http:\/\/127\.0\.0\.1:\d+\/)/, { PORT: '0' });
+  try {
+    assertExampleRan(await runExamplePage(server.match[1]!));
+    // The installed middleware serves both workers with their policies (the confined one for agent-made JavaScript too).
+    for (const [path, csp] of [['__armature/pyodide-worker.js', /wasm-unsafe-eval/], ['__armature/sandbox-worker.js', /script-src blob:/]] as const) {
+      const res = await fetch(new URL(path, server.match[1]!));
+      assert.equal(res.status, 200, path);
+      assert.match(res.headers.get('content-security-policy') ?? '', csp);
+      assert.ok((await res.text()).length > 1000);
+    }
+  } finally {
+    await stop(server.child);
+  }
+});
+
+test('examples/vite-app: vite build with the armature plugin, then vite preview, then the dev server, each runs Python whose call_tool answers, in Chromium', async () => {
+  const app = exampleApp('vite-app', 'vite');
+  const vite = join(root, 'node_modules/vite/bin/vite.js');
+  const built = run(process.execPath, [vite, 'build'], { cwd: app });
+  assert.equal(built.code, 0, `${built.out}${built.err}`);
+  for (const file of ['__armature/pyodide-worker.js', '__armature/sandbox-worker.js', '__armature/project.json', 'pyodide/pyodide.asm.wasm']) {
+    assert.ok(existsSync(join(app, 'dist', file)), `vite build did not emit ${file}`);
+  }
+  const port = await freePort();
+  const preview = await startUntil(process.execPath, [vite, 'preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], app, /(http:\/\/127\.0\.0\.1:\d+\/)/);
+  try {
+    assertExampleRan(await runExamplePage(preview.match[1]!));
+  } finally {
+    await stop(preview.child);
+  }
+  // The dev server: the plugin's middleware serves what the build emitted.
+  const devPort = await freePort();
+  const dev = await startUntil(process.execPath, [vite, '--host', '127.0.0.1', '--port', String(devPort), '--strictPort'], app, /(http:\/\/127\.0\.0\.1:\d+\/)/);
+  try {
+    assertExampleRan(await runExamplePage(dev.match[1]!));
+  } finally {
+    await stop(dev.child);
+  }
 });

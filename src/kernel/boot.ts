@@ -80,6 +80,8 @@ export interface ArmatureSystem {
   resolve<T = unknown>(id: string): Promise<T>;
   /** Disposes every module, dependents first. */
   dispose(): Promise<void>;
+  /** The same as `dispose()`, so `await using system = await boot()` disposes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -119,6 +121,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     durationMs: performance.now() - t0,
   });
   let disposed: Promise<void> | undefined;
+  const dispose = () => (disposed ??= root.dispose());
   return {
     persona,
     safe,
@@ -128,7 +131,8 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     modules: loaded.reports,
     tools,
     resolve: ((id: string) => loaded.container.resolve(id)) as ArmatureSystem['resolve'],
-    dispose: () => (disposed ??= root.dispose()),
+    dispose,
+    [Symbol.asyncDispose]: dispose,
   };
 }
 

@@ -81,6 +81,11 @@ export interface ArmatureEvents {
   'module:early-start-failed': { id: string; error: ErrorInfo };
   /** The loader finished booting a persona. */
   'system:booted': { persona: string; loaded: string[]; failed: string[]; durationMs: number };
+  /**
+   * A bus listener threw (or its promise rejected) on `event`; the other listeners still got the
+   * event. Reported once per listener; `owner` is the scope that subscribed it (a module's id).
+   */
+  'system:listener-failed': { owner: string; event: string; error: ErrorInfo };
 
   /** Tools were registered with the ToolRunner (by the module that declares them). */
   'tool:registered': { module: string; names: string[] };

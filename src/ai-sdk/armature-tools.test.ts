@@ -160,12 +160,18 @@ test('direct mode offers every allowed tool; code mode refuses a persona without
   }
 });
 
-test('dispose() shuts down the system it booted, once', async () => {
+test('dispose() shuts down the system it booted, once; await using does the same', async () => {
   const own = await createArmatureTools({ persona: 'reader', toolMode: 'direct', dataDir: tempDir('ai-sdk-own') });
   const disposed: string[] = [];
   own.system.bus.on('module:disposed', (e) => disposed.push(e.id));
   await Promise.all([own.dispose(), own.dispose()]);
   assert.deepEqual(disposed.sort(), ['Blueprints', 'ToolRunner', 'Workspace']);
+  const after: string[] = [];
+  {
+    await using scoped = await createArmatureTools({ persona: 'reader', toolMode: 'direct', dataDir: tempDir('ai-sdk-using') });
+    scoped.system.bus.on('module:disposed', (e) => after.push(e.id));
+  }
+  assert.deepEqual(after.sort(), ['Blueprints', 'ToolRunner', 'Workspace']);
 });
 
 /** Every value an execute yields (or its one result); resolves to the last. */

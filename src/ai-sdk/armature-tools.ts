@@ -68,6 +68,8 @@ export interface ArmatureTools {
   aliases: Readonly<Record<string, string>>;
   /** Stops what this call started: the system, if it booted it. Safe to call twice. */
   dispose(): Promise<void>;
+  /** The same as `dispose()`, so `await using armature = await createArmatureTools()` disposes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 let instances = 0;
@@ -122,13 +124,8 @@ export async function createArmatureTools(options: ArmatureToolsOptions = {}): P
             }) as Tool);
     });
     let disposed: Promise<void> | undefined;
-    return {
-      tools,
-      instructions,
-      system,
-      aliases,
-      dispose: () => (disposed ??= given ? Promise.resolve() : system.dispose()),
-    };
+    const dispose = () => (disposed ??= given ? Promise.resolve() : system.dispose());
+    return { tools, instructions, system, aliases, dispose, [Symbol.asyncDispose]: dispose };
   } catch (e) {
     if (!given) await system.dispose();
     throw e;

@@ -1,6 +1,8 @@
 /**
  * Armature's public entry, for Node and the browser.
  * `boot()` is the front door; the rest is for upgrades, tests and tools built on the kernel.
+ *
+ * @packageDocumentation
  */
 export { boot } from './kernel/boot.ts';
 export type { ArmatureSystem, BootOptions } from './kernel/boot.ts';

@@ -55,7 +55,8 @@ export function countOption(description: string, min = 0) {
 
 /** A value code passes that has no JSON form (a function, an object with methods), checked by `is`. */
 export function customOption<T>(description: string, is: (v: unknown) => boolean, expected: string) {
-  return z.custom<T>(is, { error: expected }).optional().describe(description);
+  // `x-type` names the kind in the generated reference, which JSON Schema cannot say for a function.
+  return z.custom<T>(is, { error: expected }).optional().meta({ description, 'x-type': expected });
 }
 
 /** What an issue of one option says: the key, the value and what it takes. */

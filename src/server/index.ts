@@ -5,6 +5,8 @@
  * the project snapshot the browser platform reads, the Pyodide worker and Pyodide's files, and the
  * confined worker for agent-made code, each script with its CSP. `startServer` is the dashboard
  * server itself; `armature/vite` is the same for Vite.
+ *
+ * @packageDocumentation
  */
 export {
   armatureMiddleware,

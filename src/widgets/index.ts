@@ -5,6 +5,8 @@
  * `armature start --root DIR` a root's `upgrades/<folder>/widget.js` imports this module by its
  * name; a page of your own bundles it (it needs the `lit` package, an optional peer).
  * See docs/upgrades.md for the widget API and a minimal example.
+ *
+ * @packageDocumentation
  */
 export { html, css, nothing, svg } from 'lit';
 export type { TemplateResult } from 'lit';

@@ -18,6 +18,7 @@ import { checkoutRoot as root, devDependencyVersion, packAndInstall, runSync as 
 import { tempDir } from '../helpers/temp-dir.ts';
 import { launchChromium } from '../helpers/dashboard-driver.ts';
 import { OPTIONAL_PEERS } from '../../src/kernel/optional-peer.ts';
+import { API_ENTRIES, generateApiReference } from '../../scripts/api-docs.ts';
 
 let pkg: PackedInstall;
 const project = tempDir('package');
@@ -363,10 +364,10 @@ test('in the checkout the bin runs the sources (start builds the dashboard first
 });
 
 
-test('with the AI SDK installed, armature/ai-sdk drives execute_python and call_tool under the SDK\'s own mock model, and type-checks', () => {
+test('with the AI SDK installed, armature/ai-sdk drives execute_python and call_tool under the SDK\'s own mock model, and type-checks, as do the README\'s examples', () => {
   // @types/json-schema: the AI SDK's own declarations (@ai-sdk/provider) import it, so any strict
   // consumer of the SDK (skipLibCheck: false) needs it, with or without Armature.
-  const add = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `ai@${devDependencyVersion('ai')}`, '@types/json-schema@7.0.15'], { cwd: project });
+  const add = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `ai@${devDependencyVersion('ai')}`, `@ai-sdk/openai@${devDependencyVersion('@ai-sdk/openai')}`, '@types/json-schema@7.0.15'], { cwd: project });
   assert.equal(add.code, 0, add.err);
   writeFileSync(
     join(project, 'ai-app.ts'),
@@ -399,6 +400,16 @@ await armature.dispose();
     const r = run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: project });
     assert.equal(r.code, 0, `${name}: ${r.out}${r.err}`);
   }
+  // The README's examples, as a newcomer pastes them, type-check against the installed package.
+  const examples = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  assert.ok(examples.length >= 2, 'the README has its library and agent examples');
+  examples.forEach((code, i) => writeFileSync(join(project, `readme-${i}.ts`), `${code}\nexport {};\n`));
+  writeFileSync(
+    join(project, 'tsconfig.readme.json'),
+    JSON.stringify({ compilerOptions: { ...base, module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2024', 'esnext.disposable', 'dom'] }, files: examples.map((_, i) => `readme-${i}.ts`) }),
+  );
+  const readme = run(process.execPath, [tsc, '-p', 'tsconfig.readme.json'], { cwd: project });
+  assert.equal(readme.code, 0, `README examples: ${readme.out}${readme.err}`);
   // Run as plain JavaScript: the same file, its types stripped by esbuild.
   const js = esbuild.transformSync(readFileSync(join(project, 'ai-app.ts'), 'utf8'), { loader: 'ts', format: 'esm' }).code;
   writeFileSync(join(project, 'ai-app.mjs'), js);
@@ -500,4 +511,13 @@ test('examples/vite-app: vite build with the armature plugin, then vite preview,
   } finally {
     await stop(dev.child);
   }
+});
+
+test('the API reference (npm run docs:api) generates from the declarations the package ships: a page per entry, from the JSDoc', () => {
+  const out = tempDir('api-docs');
+  generateApiReference(join(root, 'dist', 'types'), out);
+  const index = readFileSync(join(out, 'index.md'), 'utf8');
+  for (const entry of API_ENTRIES) assert.ok(index.includes(`[${entry.name}](./${entry.name.replace('/', '-')}.md)`), `index.md lacks ${entry.name}`);
+  assert.match(readFileSync(join(out, 'armature-ai-sdk.createarmaturetools.md'), 'utf8'), /Boots a persona \(or takes `options.system`(<!-- -->)?\) and returns its tools as an AI SDK `ToolSet`/);
+  assert.match(readFileSync(join(out, 'armature.bootoptions.root.md'), 'utf8'), /a folder of your own, read beside the package's/);
 });

@@ -8,7 +8,7 @@ export const McpClientConfigSchema = z.strictObject({
   servers: z
     .custom<McpServersInput>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), { error: 'an object of { "<name>": { "command", "args"?, "env"? } | { "url", "headers"? } }' })
     .optional()
-    .describe('MCP servers to start besides the persona\'s mcpServers, by name (what --mcp-config passes). Default: none.'),
+    .meta({ description: 'MCP servers to start besides the persona\'s mcpServers, by name (what --mcp-config passes; docs/manifests.md describes an entry). Default: none.', 'x-type': '{ [name]: MCP server entry }' }),
   startTimeoutMs: timeoutOption('How long a server may take to start and list its tools, in ms. Default: 30000.'),
   callTimeoutMs: timeoutOption('Time limit of one call of a server\'s tool, in ms. Default: the ToolRunner\'s.'),
 });

@@ -13,7 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Every public entry point: its import path and its declaration file under dist/types/. */
 export const API_ENTRIES: readonly { name: string; types: string }[] = [
-  { name: 'armature', types: 'src/index.d.ts' },
+  { name: 'armature', types: 'upgrades/public-types.d.ts' },
   { name: 'armature/server', types: 'src/server/index.d.ts' },
   { name: 'armature/ai-sdk', types: 'src/ai-sdk/index.d.ts' },
   { name: 'armature/node', types: 'src/platform/node-index.d.ts' },

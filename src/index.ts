@@ -4,13 +4,15 @@
  *
  * @packageDocumentation
  */
-export { boot } from './kernel/boot.ts';
-export type { ArmatureSystem, BootOptions } from './kernel/boot.ts';
+export { boot } from './kernel/boot/boot.ts';
+export type { ArmatureSystem, BootOptions } from './kernel/boot/boot.ts';
 export { Container } from './kernel/container.ts';
 export type { ContainerHooks, ModuleDefinition, ModuleInstance, ModuleState } from './kernel/container.ts';
 export { createEventBus } from './kernel/event-bus.ts';
 export type { EventBus, EventBusOptions, EventHandler, EventRecord, EventScope, EventSource } from './kernel/event-bus.ts';
-export type { ArmatureEvents, ArmatureEventType, PythonLoadStage, PythonStatus, ToolCaller } from './kernel/events.ts';
+export type { ArmatureEvents, ArmatureEventType, ToolCaller } from './kernel/events.ts';
+export type { PythonLoadStage, PythonStatus } from './contracts/python-events.ts';
+export type { AgentApi, AgentModelRef, AgentStopReason, AgentUsage, RunOptions, RunResult, RunSummary, TranscriptEntry } from './contracts/agent-contract.ts';
 export {
   ArmatureError,
   ContainerDisposedError,
@@ -28,15 +30,15 @@ export { MissingPeerError, OPTIONAL_PEERS } from './kernel/optional-peer.ts';
 export type { OptionalPeer } from './kernel/optional-peer.ts';
 export { DisposableStore, toDisposable } from './kernel/lifecycle.ts';
 export type { Disposable } from './kernel/lifecycle.ts';
-export { loadPersona, orderByDependencies } from './kernel/loader.ts';
-export type { ModuleReport, UpgradeImporter } from './kernel/loader.ts';
+export { loadPersona, orderByDependencies } from './kernel/boot/loader.ts';
+export type { ModuleReport, UpgradeImporter } from './kernel/boot/loader.ts';
 export { readManifests } from './kernel/manifests.ts';
 export type { DeclaredTool, Manifests } from './kernel/manifests.ts';
 export type { Persona, ToolDeclaration, UpgradeEntry } from './kernel/manifest-schemas.ts';
 export { TOOL_RUNNER_ID } from './kernel/tool-contract.ts';
 export type { ExecuteOptions, ToolExecutor, ToolFailure, ToolResult, ToolRunnerApi, ToolStats, ToolSuccess } from './kernel/tool-contract.ts';
 export type { EarlyStartContext, EarlyStartModule, ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from './kernel/upgrade.ts';
-export { CHANGE_KINDS, CHANGES_ID } from './kernel/change-contract.ts';
+export { CHANGE_KINDS, CHANGES_ID } from './contracts/change-contract.ts';
 export type {
   ChangeAction,
   ChangeCaller,
@@ -55,7 +57,7 @@ export type {
   ProposeRequest,
   SelfModificationPolicy,
   VersionInfo,
-} from './kernel/change-contract.ts';
+} from './contracts/change-contract.ts';
 export { layeredProjectFiles, projectLayers } from './platform/platform.ts';
 export type { BlobCache, FileStore, Platform, ProjectFiles, ProjectLayer, StoredFile } from './platform/platform.ts';
 export { createBrowserPlatform } from './platform/browser.ts';
@@ -76,27 +78,3 @@ export type { ArmatureServices, ServiceId } from './kernel/services.ts';
 export type { ArmatureToolMap, KnownToolName, ToolArgs, ToolValue } from './kernel/tool-contract.ts';
 export { checkConfig, countOption, customOption, numberOption, timeoutOption } from './kernel/config-schema.ts';
 export type { ArmatureConfig, BootConfig, ConfigSchema } from './kernel/config-schema.ts';
-
-// --- The built-in upgrades' contracts: their APIs (sys.resolve(id)), their tools' values, their options ---
-export type { FileInfo, ListFilesValue, ReadFileValue, WorkspaceApi } from '../upgrades/workspace/workspace.ts';
-export type { WorkspaceConfig } from '../upgrades/workspace/config.ts';
-export type { ToolRunnerConfig } from '../upgrades/tool-runner/config.ts';
-export type { Blueprint } from '../upgrades/blueprints/front-matter.ts';
-export type { BlueprintCandidate, BlueprintRegistryApi, BlueprintSummary } from '../upgrades/blueprints/registry.ts';
-export type { BlueprintsConfig } from '../upgrades/blueprints/config.ts';
-export type { ExecuteResult, PyodideRuntimeApi, RuntimeState, SyncReport } from '../upgrades/pyodide-runtime/runtime-types.ts';
-export type { PackageInfo } from '../upgrades/pyodide-runtime/protocol.ts';
-export type { PyodideRuntimeBootConfig as PyodideRuntimeConfig } from '../upgrades/pyodide-runtime/config-schema.ts';
-export type { ExecutePythonErrorDetails, ExecutePythonToolArgs, ExecutePythonValue, PythonToolApi, PythonToolStats } from '../upgrades/python-tool/python-tool-types.ts';
-export type { PythonToolConfig } from '../upgrades/python-tool/config.ts';
-export type { McpClientApi, McpServerState, McpServerStatus, SkippedTool } from '../upgrades/mcp-client/mcp-client-contract.ts';
-export type { McpClientConfig } from '../upgrades/mcp-client/config.ts';
-export type { AgentApi, RunOptions, RunResult, RunSummary, TranscriptEntry } from '../upgrades/agent/agent-contract.ts';
-export type { AgentConfig } from '../upgrades/agent/config.ts';
-export type { ChangesConfig } from '../upgrades/changes/config.ts';
-export type { MadeToolsApi } from '../upgrades/made-tools/index.ts';
-export type { MadeToolsConfig } from '../upgrades/made-tools/config.ts';
-export type { PersonaOverlayApi } from '../upgrades/persona-overlay/index.ts';
-export type { PersonaOverlayConfig } from '../upgrades/persona-overlay/config.ts';
-export type { MadeUpgradesApi } from '../upgrades/made-upgrades/index.ts';
-export type { MadeUpgradesConfig } from '../upgrades/made-upgrades/config.ts';

@@ -6,7 +6,7 @@ import { generateText, stepCountIs, streamText } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
-import { boot } from '../kernel/boot.ts';
+import { boot } from '../kernel/boot/boot.ts';
 import { createArmatureTools, type ArmatureTools } from './armature-tools.ts';
 
 const USAGE = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };

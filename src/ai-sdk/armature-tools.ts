@@ -6,12 +6,11 @@
  * results are `{ ok: true, value }` or `{ ok: false, error, hint }`, never thrown.
  */
 import type { Tool, ToolSet } from 'ai';
-import { boot, type ArmatureSystem, type BootOptions } from '../kernel/boot.ts';
+import { boot, type ArmatureSystem, type BootOptions } from '../kernel/boot/boot.ts';
 import type { ToolCaller } from '../kernel/events.ts';
 import { peerMissing } from '../kernel/optional-peer.ts';
 import { aliasNames, NAME_RULES } from '../tools-format/tool-names.ts';
-import { DEFAULT_MAX_RESULT_CHARS, directModePrompt, offeredTools, toModelResult } from '../../upgrades/agent/offered-tools.ts';
-import type { PythonToolApi } from '../../upgrades/python-tool/python-tool-types.ts';
+import { DEFAULT_MAX_RESULT_CHARS, directModePrompt, offeredTools, toModelResult } from '../contracts/offered-tools.ts';
 import { streamPythonRun, type PythonProgress } from './python-stream.ts';
 
 /** Options of {@link createArmatureTools}. */
@@ -94,7 +93,8 @@ export async function createArmatureTools(options: ArmatureToolsOptions = {}): P
   try {
     const allowed = system.tools.getToolDeclarations();
     const offered = offeredTools(toolMode, allowed, system.persona);
-    const python = toolMode === 'code' ? await system.resolve<PythonToolApi>('PythonTool') : undefined;
+    // Resolved by its contract's shape: src/ never imports an upgrade.
+    const python = toolMode === 'code' ? await system.resolve<{ getSystemPrompt(): string }>('PythonTool') : undefined;
     const instructions = python ? python.getSystemPrompt() : directModePrompt(system.persona, offered);
     const { names, aliases } = aliasNames(
       offered.map((t) => t.name),

@@ -3,9 +3,9 @@
  * becomes a preliminary tool result (streamText's `tool-result` parts with `preliminary: true`,
  * what AI SDK UI shows as the tool's progress); the last value is the result the model gets.
  */
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import type { ExecuteOptions } from '../kernel/tool-contract.ts';
-import { toModelResult } from '../../upgrades/agent/offered-tools.ts';
+import { toModelResult } from '../contracts/offered-tools.ts';
 
 /** A preliminary result of `execute_python`: the output so far (its last `maxChars` characters each). */
 export interface PythonProgress {

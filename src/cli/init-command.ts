@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { makeFolders } from '../platform/node-files.ts';
 import { packageRoot } from '../platform/package-layout.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './cli-io.ts';
 import { starterFiles, starterPackageJson } from './starter-files.ts';
 import { UsageError } from './usage-error.ts';
 

@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { boot, type ArmatureSystem } from '../kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../kernel/boot/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import { MissingPeerError } from '../kernel/optional-peer.ts';
-import type { ModuleReport } from '../kernel/loader.ts';
+import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
@@ -19,6 +19,7 @@ import { checkOptionScope } from './option-scope.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { runInitCommand } from './init-command.ts';
 import { rootOption } from './root-option.ts';
+import { processIo, table, type CliIo } from './cli-io.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -107,23 +108,6 @@ function didYouMean(value: string, names: readonly string[]): string {
   const near = value.replace(/^-+/, '').length > 1 ? closest(value, names, 2) : [];
   return near.length ? `; did you mean ${near.map((n) => quote(n)).join(' or ')}?` : '';
 }
-
-/** Output sinks, replaceable in tests. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  /** Raw stdout/stderr, for streamed Python output. */
-  write(stream: 'stdout' | 'stderr', text: string): void;
-  /** Whether stderr is a terminal (progress bars only there). */
-  isTTY: boolean;
-}
-
-const processIo: CliIo = {
-  out: (t) => process.stdout.write(t + '\n'),
-  err: (t) => process.stderr.write(t + '\n'),
-  write: (stream, t) => (stream === 'stdout' ? process.stdout : process.stderr).write(t),
-  isTTY: !!process.stderr.isTTY,
-};
 
 /** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
@@ -412,10 +396,4 @@ async function callTool(sys: ArmatureSystem, rest: string[], io: CliIo): Promise
   const result = await sys.tools.executeTool(name, args, { caller: 'cli' });
   io.out(JSON.stringify(result, null, 2));
   return result.ok ? 0 : 1;
-}
-
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

@@ -3,12 +3,12 @@
  * `armature mcp` (Armature as an MCP server over stdio, or streamable HTTP with `--http`).
  */
 import { readFile } from 'node:fs/promises';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { describeError } from '../kernel/errors.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { parseMcpConfig } from '../kernel/manifests.ts';
 import { peerMissing } from '../kernel/optional-peer.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Reads and validates an `--mcp-config` file; a bad file is a usage error naming it and the JSON path. */

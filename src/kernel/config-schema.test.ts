@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
-import { boot } from './boot.ts';
+import { boot } from './boot/boot.ts';
 import type { BootConfig } from './config-schema.ts';
 
 /** Boots `persona` with `config` (any shape: these are the mistakes the types refuse) and returns the failed modules' messages. */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangeRecord } from './change-contract.ts';
+import type { ChangeRecord } from '../contracts/change-contract.ts';
 import { createEventBus } from './event-bus.ts';
 
 test('handlers receive typed payloads and the record', () => {

@@ -19,7 +19,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { quote } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { formatTools } from '../tools-format/format-tools.ts';
 import { listResources, readResource, resourceTemplates, type ResourceSources } from './resources.ts';
 import { toCallToolResult } from './tool-results.ts';

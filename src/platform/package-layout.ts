@@ -2,7 +2,7 @@
  * Where Armature's own files are, in the one place that knows its two layouts:
  *
  * - **sources**: a checkout run through tsx (Node) or a dev server (browser). This module is
- *   `src/platform/package-layout.ts`; the Pyodide worker is `upgrades/pyodide-runtime/worker.ts`.
+ *   `src/platform/package-layout.ts`; the Pyodide worker is `upgrades/pyodide-runtime/worker/main.ts`.
  * - **built**: what `npm run build` writes and the package ships. esbuild inlines this module into
  *   a file directly inside `dist/node/` or `dist/browser/`, next to that build's `pyodide-worker.js`.
  *
@@ -32,11 +32,11 @@ const inNodeRuntime = typeof process !== 'undefined' && typeof process.versions?
 
 /**
  * The Pyodide worker script (a module worker in the browser, a `worker_threads` entry in Node):
- * from the sources `worker.ts`; built, in Node the `pyodide-worker.js` beside this file, in a
+ * from the sources `worker/main.ts`; built, in Node the `pyodide-worker.js` beside this file, in a
  * browser {@link PYODIDE_WORKER_PATH} on the page's origin.
  */
 export const pyodideWorkerScript: URL = fromSources
-  ? new URL('upgrades/pyodide-runtime/worker.ts', packageRoot)
+  ? new URL('upgrades/pyodide-runtime/worker/main.ts', packageRoot)
   : inNodeRuntime || typeof location === 'undefined'
     ? new URL('./pyodide-worker.js', here)
     : new URL(PYODIDE_WORKER_PATH, location.href);

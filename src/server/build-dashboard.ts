@@ -24,14 +24,16 @@ export async function buildSandboxWorker(root: string, options: { minify?: boole
 }
 
 /**
- * The Pyodide worker's browser script (`upgrades/pyodide-runtime/worker.ts`) as one self-contained
+ * The Pyodide worker's browser script (`upgrades/pyodide-runtime/worker/main.ts`) as one self-contained
  * module, as the package ships it in `dist/browser/pyodide-worker.js`: a page loads it by URL.
  */
 export async function buildPyodideWorker(root: string, options: { minify?: boolean } = {}): Promise<string> {
   const r = await esbuild.build({
-    entryPoints: [join(root, 'upgrades/pyodide-runtime/worker.ts')],
+    entryPoints: [join(root, 'upgrades/pyodide-runtime/worker/main.ts')],
     bundle: true,
     write: false,
+    // The worker's Python ships as `.py` files, imported as their text.
+    loader: { '.py': 'text' },
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
@@ -75,7 +77,7 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
       main: join(options.root, 'src/dashboard/main.ts'),
       // What a root's widget imports as `armature/widgets` (the page's import map): the dashboard's own Lit and base class.
       widgets: join(options.root, 'src/widgets/index.ts'),
-      'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker.ts'),
+      'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker/main.ts'),
     },
     outdir: outDir,
     bundle: true,
@@ -86,6 +88,8 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
     minify: options.minify ?? true,
     sourcemap: options.sourcemap ?? true,
     metafile: true,
+    // Python shipped as `.py` files (the worker's prelude, ...) is imported as its text.
+    loader: { '.py': 'text' },
     external: BROWSER_EXTERNALS,
     conditions: ['browser', 'production'],
     logLevel: 'warning',

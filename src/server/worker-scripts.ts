@@ -22,5 +22,5 @@ function cached(built: URL | undefined, bundle: (root: string) => Promise<string
 /** The confined worker's browser script (`src/sandbox/browser-worker.ts`, self-contained). */
 export const sandboxWorkerScript: () => Promise<string> = cached(sandboxBrowserWorker, async (root) => (await import('./build-dashboard.ts')).buildSandboxWorker(root));
 
-/** The Pyodide worker's browser script (`upgrades/pyodide-runtime/worker.ts`, self-contained). */
+/** The Pyodide worker's browser script (`upgrades/pyodide-runtime/worker/main.ts`, self-contained). */
 export const pyodideWorkerScriptText: () => Promise<string> = cached(pyodideBrowserWorker, async (root) => (await import('./build-dashboard.ts')).buildPyodideWorker(root));

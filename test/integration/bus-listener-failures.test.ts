@@ -3,7 +3,7 @@
 // each failing listener is reported once. A booted system with real Python.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { boot } from '../../src/kernel/boot.ts';
+import { boot } from '../../src/kernel/boot/boot.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
 import { withPersonas } from '../helpers/persona-overlay.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

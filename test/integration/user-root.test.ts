@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { boot } from '../../src/kernel/boot.ts';
+import { boot } from '../../src/kernel/boot/boot.ts';
 import { ManifestError } from '../../src/kernel/errors.ts';
 import { starterFiles } from '../../src/cli/starter-files.ts';
 import { runCli } from '../helpers/run-cli.ts';

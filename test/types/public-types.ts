@@ -1,6 +1,6 @@
 // Type-level tests of the public entry, compiled with the suite (test/typecheck.test.ts) and never
 // run: each `@ts-expect-error` must meet an error, so a type that loosens fails the type check.
-import { boot, type ArmatureSystem, type BootConfig, type ExecutePythonValue, type PythonToolApi, type ReadFileValue, type WorkspaceApi } from '../../src/index.ts';
+import { boot, type ArmatureSystem, type BootConfig, type ExecutePythonValue, type PythonToolApi, type ReadFileValue, type WorkspaceApi } from '../../upgrades/public-types.ts';
 
 declare const sys: ArmatureSystem;
 

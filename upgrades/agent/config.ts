@@ -1,7 +1,7 @@
 /** The Agent's options (`boot({ config: { Agent: {...} } })`), checked at boot. */
 import { z } from 'zod';
 import { countOption, customOption } from '../../src/kernel/config-schema.ts';
-import type { AgentModelRef } from './agent-contract.ts';
+import type { AgentModelRef } from '../../src/contracts/agent-contract.ts';
 
 /**
  * Makes the model of a run. Typed without the AI SDK's own types, so that the package's types

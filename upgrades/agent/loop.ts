@@ -1,8 +1,8 @@
 import type { JSONSchema7, LanguageModel, ModelMessage, ToolSet } from 'ai';
 import { MAX_NAME_LENGTH, shortName } from '../../src/kernel/bounded.ts';
-import type { AgentStopReason, AgentUsage, RunError } from './agent-contract.ts';
+import type { AgentStopReason, AgentUsage, RunError } from '../../src/contracts/agent-contract.ts';
 import { toolResultPart } from './messages.ts';
-import type { OfferedTool } from './offered-tools.ts';
+import type { OfferedTool } from '../../src/contracts/offered-tools.ts';
 import { peerMissing } from '../../src/kernel/optional-peer.ts';
 
 /** One tool call the model asked for. `args` is whatever it sent: an object, or the raw text when that was not JSON. */

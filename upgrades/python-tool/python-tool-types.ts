@@ -7,10 +7,10 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
-import type { ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
+import type { ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/contract.ts';
 import type { PromptPlan, PromptStats } from './prompt.ts';
-import type { PythonStatus } from '../../src/kernel/events.ts';
-import type { PackageInfo } from '../pyodide-runtime/protocol.ts';
+import type { PythonStatus } from '../../src/contracts/python-events.ts';
+import type { PackageInfo } from '../pyodide-runtime/contract.ts';
 
 /** Statistics for the widget. */
 export interface PythonToolStats {

@@ -3,68 +3,10 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import { fromBase64, toBase64, tryDecodeUtf8 } from './encoding.ts';
 import { InvalidPathError, normalizePath } from './paths.ts';
-import { createSystemArea, isSystemPath, SYSTEM_FOLDER, type SystemArea } from './system-area.ts';
+import type { FileInfo, ListFilesValue, ReadFileValue, SystemArea, WorkspaceApi } from './contract.ts';
+import { createSystemArea, isSystemPath, SYSTEM_FOLDER } from './system-area.ts';
 
-/** Metadata of one workspace file. */
-export interface FileInfo {
-  path: string;
-  size: number;
-  /** ms since the epoch. */
-  mtime: number;
-}
-
-/** The Workspace upgrade's API (its contract for other upgrades). */
-export interface WorkspaceApi {
-  /** Files whose path starts with `prefix` (normalized), sorted by path. Default: every file. */
-  list(prefix?: string): FileInfo[];
-  /** Metadata of `path`, or `undefined` when absent. */
-  stat(path: string): FileInfo | undefined;
-  /** Contents of `path`; throws `FILE_NOT_FOUND`. */
-  read(path: string): Uint8Array;
-  /** Contents of `path` as UTF-8; throws `FILE_NOT_FOUND` or `NOT_TEXT`. */
-  readText(path: string): string;
-  /** Creates or replaces `path`; resolves once durable. */
-  write(path: string, data: Uint8Array | string): Promise<FileInfo & { created: boolean }>;
-  /** Deletes `path`; resolves to whether it existed, once durable. */
-  delete(path: string): Promise<boolean>;
-  /** Total bytes stored (the hidden system folder included). */
-  totalBytes(): number;
-  /**
-   * The hidden system area `name` (kebab-case), for the system's own records: agent transcripts,
-   * change records, versions. Its files live in the same durable store but are never listed, read
-   * or written through the methods above, the file tools or Python's workspace sync.
-   */
-  area(name: string): SystemArea;
-}
-
-/** What `read_file` answers. */
-export interface ReadFileValue extends FileInfo {
-  encoding: 'utf8' | 'base64';
-  /** The text, or base64 when `encoding` is `base64`. */
-  content: string;
-}
-
-/** What `list_files` answers. */
-export interface ListFilesValue {
-  files: FileInfo[];
-  count: number;
-  totalBytes: number;
-}
-
-declare module '../../src/kernel/services.ts' {
-  interface ArmatureServices {
-    Workspace: WorkspaceApi;
-  }
-}
-
-declare module '../../src/kernel/tool-contract.ts' {
-  interface ArmatureToolMap {
-    read_file: { args: { path: string; encoding?: 'utf8' | 'base64' }; value: ReadFileValue };
-    write_file: { args: { path: string; content: string; encoding?: 'utf8' | 'base64' }; value: FileInfo & { created: boolean } };
-    list_files: { args: { prefix?: string }; value: ListFilesValue };
-    delete_file: { args: { path: string }; value: { path: string; deleted: true } };
-  }
-}
+export type { FileInfo, ListFilesValue, ReadFileValue, WorkspaceApi } from './contract.ts';
 
 /** Options of {@link createWorkspace}. */
 export interface WorkspaceOptions {

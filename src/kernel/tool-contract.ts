@@ -2,7 +2,7 @@ import type { ErrorInfo } from './errors.ts';
 import type { ToolCaller } from './events.ts';
 import type { Disposable } from './lifecycle.ts';
 import type { AllowList } from './allow-list.ts';
-import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
+import type { ToolDeclaration } from './manifest-schemas.ts';
 import type { ToolCallContext } from './upgrade.ts';
 
 /** Id of the upgrade that runs tools; upgrades that implement tools depend on it. */

@@ -6,7 +6,7 @@ import { ArmatureError } from '../kernel/errors.ts';
 import { openDirectoryStore } from './directory-store.ts';
 import { openDirectoryCache } from './node-cache.ts';
 import { packageRoot } from './package-layout.ts';
-import { layeredProjectFiles, type FileStore, type Platform, type ProjectFiles, type StoredFile } from './platform.ts';
+import { layeredProjectFiles, type Platform, type ProjectFiles } from './platform.ts';
 
 /** The project root (the folder holding `modules/` and `blueprints/`), as a path. */
 export const projectRoot = fileURLToPath(packageRoot);

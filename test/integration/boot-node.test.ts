@@ -64,3 +64,10 @@ test('a call to a tool whose module failed to load says which module and why, no
     await sys.dispose();
   }
 });
+
+test("the ToolRunner's options are read like every upgrade's: an unusable defaultTimeoutMs fails it, naming the value", async () => {
+  await using sys = await boot({ persona: 'reader', dataDir: tempDir('runner-config'), config: { ToolRunner: { defaultTimeoutMs: 'soon' } } });
+  const runner = sys.modules.find((m) => m.id === 'ToolRunner');
+  assert.equal(runner?.state, 'failed');
+  assert.match(runner?.error?.message ?? '', /config defaultTimeoutMs "soon" is not usable/);
+});

@@ -4,7 +4,7 @@ import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import type { AgentApi, RunError, RunSummary } from '../../src/contracts/agent-contract.ts';
-import { applyEvent, emptyView, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
+import { applyEvent, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
 import './settings-form.ts';
 import { formatUsage } from './transcript-view.ts';
 

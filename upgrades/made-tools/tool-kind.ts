@@ -20,7 +20,7 @@ import { Canary, type CanaryOptions } from './canary.ts';
 import { JsTool } from './js-tool.ts';
 import { invokeCode, MADE_PACKAGE, versionFiles, versionModule } from './python-code.ts';
 import { judge, runToolTests } from './tool-tests.ts';
-import { checkNotShadowing, declarationOf, fullToolName, localToolName, MADE_TOOLS_ID, namespaceOfName, staticProblems, type MadeToolContent, type ToolLanguage } from './tool-spec.ts';
+import { checkNotShadowing, declarationOf, fullToolName, localToolName, namespaceOfName, staticProblems, type MadeToolContent, type ToolLanguage } from './tool-spec.ts';
 
 /** Options of {@link createToolKind}. */
 export interface ToolKindOptions {

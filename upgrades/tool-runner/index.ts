@@ -37,7 +37,8 @@ export const factory: UpgradeModule<ToolRunnerApi>['factory'] = (_deps, ctx) => 
     api: createToolRunner({
       bus: ctx.bus,
       persona: ctx.persona,
-      defaultTimeoutMs: typeof ctx.config.defaultTimeoutMs === 'number' ? ctx.config.defaultTimeoutMs : undefined,
+      // Read like every upgrade's options: a value that is there but unusable fails the module, naming it.
+      defaultTimeoutMs: ctx.configNumber('defaultTimeoutMs', 30_000),
       missingTool: (name) => missing.get(name),
     }),
     dispose: () => subs.forEach((s) => s.dispose()),

@@ -1,6 +1,6 @@
 import { configNumber } from '../config-number.ts';
 import { checkConfig } from '../config-schema.ts';
-import { Container } from '../container.ts';
+import type { Container } from '../container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
 import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from '../errors.ts';

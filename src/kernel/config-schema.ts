@@ -23,6 +23,7 @@ import { closest } from './suggest.ts';
  * An upgrade of your own adds its options through the package: `declare module 'armature' {
  * interface ArmatureConfig { Tally: { start?: number } } }`.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: every upgrade fills it by module augmentation
 export interface ArmatureConfig {}
 
 /** What `boot({ config })` takes: each upgrade's options, by id. */

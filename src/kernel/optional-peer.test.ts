@@ -53,6 +53,11 @@ test('other failures pass through: a package that is no peer, an error inside th
   assert.equal(missingPeerOf(undefined), undefined);
 });
 
+test("a page whose import map points a peer at a file it cannot load: the peer the import named", async () => {
+  const failed = new TypeError('Failed to fetch dynamically imported module: http://127.0.0.1:5173/vendor/ai.js');
+  await assert.rejects(Promise.reject(failed).catch(peerMissing('ai', 'Agent')), (e: unknown) => e instanceof MissingPeerError && e.peer === 'ai' && e.feature === 'Agent');
+});
+
 test('a peer that is installed loads', async () => {
   const ai = await import('ai').catch(peerMissing('ai', 'test'));
   assert.equal(typeof ai.generateText, 'function');

@@ -79,8 +79,15 @@ export function missingPeerOf(error: unknown): OptionalPeer | undefined {
 export function peerMissing(peer: OptionalPeer, feature: string): (error: unknown) => never {
   return (error) => {
     if (error instanceof MissingPeerError) throw error;
-    const missing = missingPeerOf(error);
+    // A page that maps the peer to a URL it cannot load says only the URL: that is `peer`.
+    const missing = missingPeerOf(error) ?? (unloadableModule(error) ? peer : undefined);
     if (missing !== undefined) throw new MissingPeerError(missing, feature, error);
     throw error;
   };
+}
+
+/** Whether a browser failed to load a module by URL (an import map's entry whose file is not there). */
+function unloadableModule(error: unknown): boolean {
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' && /Failed to fetch dynamically imported module/.test(message);
 }

@@ -41,6 +41,7 @@ export type ToolResult<T = unknown> = ToolSuccess<T> | ToolFailure;
  * Tools outside the map (MCP servers', agent-made ones, a root's unless it adds them) are called
  * by any name, their value `unknown` unless you name its type.
  */
+// biome-ignore lint/suspicious/noEmptyInterface: upgrades fill it by module augmentation
 export interface ArmatureToolMap {}
 
 /** The name of a tool whose arguments and value are known. */

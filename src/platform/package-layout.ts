@@ -28,7 +28,9 @@ export const PYODIDE_WORKER_PATH = '/__armature/pyodide-worker.js';
 /** Where a page gets Pyodide's own files by default (`indexURL`), served the same ways. */
 export const PYODIDE_FILES_PATH = '/pyodide/';
 
-const inNodeRuntime = typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+// Read off globalThis: this file is compiled for Node (no DOM types) and for browsers (no Node types).
+const host = globalThis as { process?: { versions?: { node?: string } }; window?: unknown; location?: { href: string } };
+const inNodeRuntime = typeof host.process?.versions?.node === 'string' && host.window === undefined;
 
 /**
  * The Pyodide worker script (a module worker in the browser, a `worker_threads` entry in Node):
@@ -37,9 +39,9 @@ const inNodeRuntime = typeof process !== 'undefined' && typeof process.versions?
  */
 export const pyodideWorkerScript: URL = fromSources
   ? new URL('upgrades/pyodide-runtime/worker/main.ts', packageRoot)
-  : inNodeRuntime || typeof location === 'undefined'
+  : inNodeRuntime || host.location === undefined
     ? new URL('./pyodide-worker.js', here)
-    : new URL(PYODIDE_WORKER_PATH, location.href);
+    : new URL(PYODIDE_WORKER_PATH, host.location.href);
 
 /**
  * Node: the built browser worker (`dist/browser/pyodide-worker.js`, self-contained) that servers

@@ -29,10 +29,10 @@ export interface DualMiddleware {
 
 /** `handler` as a middleware of either style. */
 export function dual(handler: Handler): DualMiddleware {
-  return function middleware(a: IncomingMessage | KoaLikeContext, b: ServerResponse | (() => Promise<unknown>), c?: (error?: unknown) => void): Promise<unknown> | void {
+  return function middleware(a: IncomingMessage | KoaLikeContext, b: ServerResponse | (() => Promise<unknown>), c?: (error?: unknown) => void): Promise<unknown> | undefined {
     if (typeof c === 'function') {
       handler(a as IncomingMessage, b as ServerResponse).then((handled) => handled || c(), c);
-      return;
+      return undefined;
     }
     const ctx = a as KoaLikeContext;
     return handler(ctx.req, ctx.res).then((handled) => {

@@ -6,7 +6,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ArmatureError, type ErrorInfo } from '../../src/kernel/errors.ts';
+import { ArmatureError } from '../../src/kernel/errors.ts';
 import { peerMissing } from '../../src/kernel/optional-peer.ts';
 import type { McpServerSpec } from '../../src/kernel/mcp-servers.ts';
 import { valueFromResult } from './results.ts';

@@ -54,7 +54,7 @@ const nodeBuiltins = unavailable(
 /** In the Node build, building the dashboard: the package ships it prebuilt, so esbuild is not a dependency. */
 const dashboardBuilder = unavailable(
   'dashboard-builder',
-  /\/build-dashboard\.ts$/,
+  /\/(build|watch)-dashboard\.ts$/,
   () => 'building the dashboard needs a checkout of the sources; the package serves the prebuilt dist/dashboard/',
 );
 

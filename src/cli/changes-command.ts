@@ -6,7 +6,7 @@
 import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../contracts/change-contract.ts';
-import { reportOf } from '../contracts/change-history.ts';
+import { reportOf, statusLabel, versionLabel } from '../contracts/change-history.ts';
 import { describeError } from '../kernel/errors.ts';
 import { table, type CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
@@ -14,7 +14,7 @@ import { missingUpgrade } from './needed-upgrade.ts';
 
 /** Usage lines of the three commands. */
 export const CHANGES_USAGE = `  armature changes [--json]                       pending and recent changes agents made (id, kind,
-                                                  target, version, status, reason)
+                                                  target, action, version, status, reason)
   armature approve ID... | armature reject ID...  decide pending changes (only a person can)`;
 
 /** How many decided changes `armature changes` lists after the pending ones. */
@@ -65,8 +65,8 @@ function list(changes: ChangesApi, json: boolean, io: CliIo): number {
     io.out('No changes yet: when an agent makes a tool, a blueprint, an upgrade or changes its persona (create_tool, create_blueprint, create_upgrade, update_persona), it is listed here.');
     return 0;
   }
-  const rows = [...pending, ...recent].map((r) => [r.id, r.kind, r.target, r.version === null ? '-' : `v${r.version}`, r.status, when(r), oneLine(r.reason) || '-']);
-  io.out(table(['id', 'kind', 'target', 'version', 'status', 'when', 'reason'], rows));
+  const rows = [...pending, ...recent].map((r) => [r.id, r.kind, r.target, r.action, versionLabel(r), statusLabel(r), when(r), oneLine(r.reason) || '-']);
+  io.out(table(['id', 'kind', 'target', 'action', 'version', 'status', 'when', 'reason'], rows));
   for (const f of changes.loadFailures()) io.out(`\n${f.change.target} v${f.change.version} (${f.change.id}) could not be loaded at boot and was skipped: ${f.error.message}`);
   io.out(
     pending.length

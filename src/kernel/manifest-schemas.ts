@@ -105,7 +105,7 @@ export const PersonaSchema = z.strictObject({
   // --- The agent (upgrade Agent) ---
   model: z
     .strictObject({
-      provider: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']).describe('The AI SDK provider.'),
+      provider: z.enum(['openai', 'anthropic', 'google', 'openai-compatible', 'replay']).describe('The AI SDK provider, or `replay`: a recorded run played back (no network, no key; `model` is the recording\'s path).'),
       model: z.string().min(1).describe('The provider\'s model id, e.g. "gpt-4o-mini" or "qwen2.5".'),
       baseURL: z.url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. "http://127.0.0.1:11434/v1"' }).optional().describe('The server\'s URL (required for openai-compatible), e.g. "http://127.0.0.1:11434/v1".'),
     })

@@ -72,7 +72,14 @@ export const BROWSER_EXTERNALS = ['node:*', '@modelcontextprotocol/sdk/client/st
 export async function buildDashboard(options: BuildOptions): Promise<{ outDir: string; bytes: number; ms: number }> {
   const outDir = options.outDir ?? join(options.root, 'dist', 'dashboard');
   const t0 = performance.now();
-  const result = await esbuild.build({
+  const result = await esbuild.build(dashboardBuildOptions(options, outDir));
+  const bytes = await finishDashboard(options, outDir, result.metafile!);
+  return { outDir, bytes, ms: performance.now() - t0 };
+}
+
+/** What esbuild builds the dashboard with (the page's and the Pyodide worker's bundles). */
+export function dashboardBuildOptions(options: BuildOptions, outDir: string) {
+  return {
     entryPoints: {
       main: join(options.root, 'src/dashboard/main.ts'),
       // What a root's widget imports as `armature/widgets` (the page's import map): the dashboard's own Lit and base class.
@@ -93,11 +100,14 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
     external: BROWSER_EXTERNALS,
     conditions: ['browser', 'production'],
     logLevel: 'warning',
-  });
+  } satisfies esbuild.BuildOptions;
+}
+
+/** The rest of the dashboard beside the bundles (its page and the confined worker's script); resolves to the total size in bytes. */
+export async function finishDashboard(options: BuildOptions, outDir: string, metafile: esbuild.Metafile): Promise<number> {
   await makeFolders(outDir);
   await copyFile(join(options.root, 'src/dashboard/index.html'), join(outDir, 'index.html'));
   const sandbox = await buildSandboxWorker(options.root, { minify: options.minify });
   await writeFile(join(outDir, SANDBOX_WORKER_FILE), sandbox);
-  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0) + sandbox.length;
-  return { outDir, bytes, ms: performance.now() - t0 };
+  return Object.values(metafile.outputs).reduce((n, o) => n + o.bytes, 0) + sandbox.length;
 }

@@ -10,6 +10,28 @@ const SNAPSHOT_DIRS: readonly { dir: string; ext: string }[] = [
   { dir: 'blueprints', ext: '.md' },
 ];
 
+/**
+ * The recorded examples (`examples/recorded.json` and the recording of each example it lists),
+ * which the agent panel replays; none when the project has none.
+ */
+async function readRecordedExamples(root: string, files: Record<string, string>): Promise<void> {
+  let index: string;
+  try {
+    index = await readFile(join(root, 'examples', 'recorded.json'), 'utf8');
+  } catch {
+    return;
+  }
+  files['examples/recorded.json'] = index;
+  for (const name of (JSON.parse(index) as { examples?: string[] }).examples ?? []) {
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) continue;
+    try {
+      files[`examples/${name}/recording.jsonl`] = await readFile(join(root, 'examples', name, 'recording.jsonl'), 'utf8');
+    } catch {
+      // A listed example without its recording: the panel says so when it is chosen.
+    }
+  }
+}
+
 /** The manifests and blueprints under `folder`, as `{ path: text }`. */
 async function readFolder(folder: string): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
@@ -28,12 +50,13 @@ async function readFolder(folder: string): Promise<Record<string, string>> {
 }
 
 /**
- * The project snapshot a browser boots from: the package's manifests and blueprints in `files`
+ * The project snapshot a browser boots from: the package's manifests, blueprints and recorded examples in `files`
  * and, given a user's `root` (a folder of its own beside the package's, as `boot({ root })` takes
  * in Node), that folder's in `root.files`. The package's root passed as `root` adds nothing.
  */
 export async function readProjectSnapshot(root?: string): Promise<ProjectSnapshot> {
   const files = await readFolder(projectRoot);
+  await readRecordedExamples(projectRoot, files);
   if (root === undefined || resolve(root) === resolve(projectRoot)) return { files };
   return { files, root: { files: await readFolder(root) } };
 }

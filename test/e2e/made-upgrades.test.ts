@@ -71,6 +71,9 @@ test('through the agent\'s scripted model: it reads a blueprint, writes one, bui
   assert.equal(made.status, 'active', JSON.stringify(made));
   assert.deepEqual(made.tests.map((t) => [t.name, t.ok]), [['folder-of-nested', true], ['folder-of-root', true], ['summary-shape', true], ['bad-folder', true]]);
   assert.match(made.hint!, /update_persona/);
+  // The gate proved the blueprint's checklist: read back, its items are ticked.
+  const proven = value(await call<{ body: string }>('read_blueprint', { id: '0xA00001' })).body;
+  assert.deepEqual(proven.match(/^- \[[ x]\] .*$/gm)!.map((l) => l.slice(0, 5)), ['- [x]', '- [x]', '- [x]', '- [x]']);
   // The persona overlay makes it run: a module of its own, with its widget.
   const part = sys.modules.find((m) => m.id === 'upgrade:notes-index')!;
   assert.deepEqual([part.state, part.parent, part.version, part.widget, part.title, part.category], ['loaded', 'MadeUpgrades', 'v1', 'made-upgrade-widget', 'Notes index', 'knowledge']);

@@ -99,6 +99,9 @@ test('the tarball ships the built code, manifests, blueprints, README and LICENS
     'modules/upgrades.json',
     'modules/personas/default.json',
     'blueprints/README.md',
+    'examples/recorded.json',
+    'examples/sum-files/recording.jsonl',
+    'examples/sum-files/README.md',
   ])
     assert.ok(files.includes(needed), `the tarball lacks ${needed}`);
   const unwanted = files.filter((f) => /^(src|test|bench|scripts|docs|\.ci|upgrades)\/|\.test\.|\.ts$|^tsconfig|^web-test-runner/.test(f) && !f.endsWith('.d.ts'));
@@ -387,7 +390,7 @@ test('in the checkout the bin runs the sources (start builds the dashboard first
   const data = tempDir('package-checkout');
   const sources = await startUntil(process.execPath, [join(root, 'bin/armature.js'), 'start', '--port', '0'], data, /Armature dashboard: (\S+)/);
   await stop(sources.child);
-  assert.match(sources.output(), /^Building the dashboard with esbuild…\nBuilt \d+ KB in \d+ ms\.\n/);
+  assert.match(sources.output(), /^Building the dashboard with esbuild…\nBuilt \d+ KB in \d+ ms; a change to its files \(a new upgrade too\) rebuilds it while the server runs\.\n/);
   const built = await startUntil(process.execPath, [join(root, 'bin/armature.js'), 'start', '--port', '0'], data, /Armature dashboard: (\S+)/, { ARMATURE_BUILT: '1' });
   await stop(built.child);
   assert.match(built.output(), /^Armature dashboard: /);
@@ -475,6 +478,13 @@ function exampleApp(name: string, bundler: 'esbuild' | 'vite'): string {
   if (!existsSync(link)) symlinkSync(join(root, 'node_modules', bundler), link, 'dir');
   return dir;
 }
+
+test('the installed bin replays a shipped example with no model and no key (the AI SDK installed)', () => {
+  const r = run(pkg.bin, ['agent', '--replay', 'examples/sum-files', '--data', 'replay-data'], { cwd: project });
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /The three files add up to 610\.60/);
+  assert.match(r.err, /✓ Replayed 1 turn of examples\/sum-files\/recording\.jsonl: every tool result matched the recording/);
+});
 
 /** Opens `url` in Chromium and waits for the example page's result. */
 async function runExamplePage(url: string): Promise<{ modules: [string, string][]; result: { ok: boolean; value?: { value: unknown; stdout: string }; error?: unknown } }> {

@@ -42,9 +42,12 @@ export const createLanguageModel: ModelFactory = async (ref, options) => {
       const { createGoogleGenerativeAI } = await import('@ai-sdk/google').catch(peerMissing('@ai-sdk/google', 'Agent'));
       return createGoogleGenerativeAI(common)(ref.model);
     }
+    case 'replay':
+      // The agent plays recordings itself (it knows the run's turn and workspace): see replay/turn-model.ts.
+      throw new ArmatureError('REPLAY_UNAVAILABLE', '[agent] a replay is made by the agent from its recording, not by a provider library');
     default:
       throw new ArmatureError('UNKNOWN_PROVIDER', `[agent] unknown provider ${JSON.stringify((ref as { provider: unknown }).provider)}`, {
-        hint: 'Use one of: openai-compatible, openai, anthropic, google.',
+        hint: 'Use one of: openai-compatible, openai, anthropic, google, replay.',
       });
   }
 };

@@ -55,6 +55,8 @@ test('a blueprint missing a house section, a checklist item without its test, a 
     [{ body: '## Objective\nx' }, /no design section/],
     [{ body: BODY.replace(' (test: counts-by-folder)', '') }, /names no test: end it with \(test: NAME\)/],
     [{ target: 'NotesIndex' }, /not an agent-made upgrade id/],
+    // The id to write, the rule, and why: agent-made ids never collide with the built-in PascalCase ones.
+    [{ target: 'CallCounter' }, /target "CallCounter" is not an agent-made upgrade id; write it as "call-counter": agent-made upgrade ids are kebab-case.*never collide with the built-in upgrades, whose ids are PascalCase/],
     [{ prerequisites: ['0x0000FF'] }, /prerequisite "0x0000FF" is not a blueprint/],
   ];
   for (const [over, why] of cases) {

@@ -134,4 +134,35 @@ describe('changes-widget', () => {
     expect(changes.get(r.id)!.status).to.equal('pending');
     el.remove();
   });
+
+  it('a check without a value shows none (never "undefined"); a first version the canary took back reads as out of service', async () => {
+    const bus = createEventBus({ historySize: 1000 });
+    const ws = await createWorkspace({ store: memoryStore(), bus });
+    const changes = createChanges({ area: ws.area(CHANGES_AREA), bus, persona: persona('auto') });
+    changes.registerKind({
+      kind: 'persona',
+      targetOf: () => 'p',
+      // An overlay's gate: checks that pass or fail, with no value.
+      gate: async () => ({ problems: [], tests: [{ name: 'upgrades', args: { add_upgrades: [] }, ok: true, ms: 0 }, { name: 'tools', args: { add_tools: ['made.*'] }, ok: true, ms: 0 }] }),
+      activate: async () => undefined,
+      deactivate: async () => undefined,
+      present: (c) => ({ code: JSON.stringify(c), language: 'json' }),
+    } as ChangeKindHandler<unknown>);
+    const el = new ChangesWidget();
+    el.context = { bus, moduleId: 'Changes', api: changes, report: report('Changes', { category: 'agent' }) };
+    await mount(el);
+    const r = await changes.propose({ kind: 'persona', action: 'create', content: { persona: 'p' }, caller: 'cli' });
+    await settle(el);
+    const rows = $$(el, `li[data-change="${r.id}"] table[aria-label="test report"] tbody tr`).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim()));
+    expect(rows.map((cells) => cells[3])).to.deep.equal(['—', '—']);
+    expect(text(el)).to.not.contain('undefined');
+
+    const back = (await changes.revert('persona', 'p', 'canary: 6 of its first 6 calls failed'))!;
+    await settle(el);
+    const item = $(el, `li[data-change="${back.id}"]`)!;
+    expect(item.dataset.status).to.equal('active');
+    expect(item.querySelector('.badge')!.textContent, 'nothing is in force: its target is out of service').to.equal('out of service');
+    expect(item.querySelector('.line')!.textContent!.replace(/\s+/g, ' ')).to.match(/out of service p no version persona rolled back by the system/);
+    el.remove();
+  });
 });

@@ -74,7 +74,7 @@ export const factory: UpgradeModule<PersonaOverlayApi>['factory'] = (deps, ctx) 
     api: {
       overlay: () => {
         const r = inForce();
-        return current && r?.version ? { ...current, version: r.version, change: r.id } : undefined;
+        return current && r?.version ? { ...current, version: r.version, change: r.id, ...(r.activatedAt ? { activatedAt: r.activatedAt } : {}) } : undefined;
       },
       upgrades: () => [...(current?.add_upgrades ?? [])],
       onChange(listener) {

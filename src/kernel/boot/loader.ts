@@ -29,8 +29,12 @@ export const importUpgrade: UpgradeImporter = async (path, base) => {
   if (base !== undefined) return importFromRoot(path, base);
   const [, folder, name] = /^upgrades\/([a-z0-9-]+)\/(index|early-start)\.ts$/.exec(path) ?? [];
   if (!folder) throw new ArmatureError('INVALID_ENTRY', `[import] ${JSON.stringify(path)} is not of the form "upgrades/<folder>/index.ts" (or "upgrades/<folder>/early-start.ts")`);
-  if (name === 'early-start') return (await import(`../../../upgrades/${folder}/early-start.ts`)) as EarlyStartModule;
-  return (await import(`../../../upgrades/${folder}/index.ts`)) as UpgradeModule;
+  try {
+    if (name === 'early-start') return (await import(`../../../upgrades/${folder}/early-start.ts`)) as EarlyStartModule;
+    return (await import(`../../../upgrades/${folder}/index.ts`)) as UpgradeModule;
+  } catch (e) {
+    throw notInBundle(e, path) ?? e;
+  }
 };
 
 /** A module of a root's upgrade, by URL; TypeScript where nothing can load it is explained. */
@@ -47,6 +51,20 @@ async function importFromRoot(path: string, base: string): Promise<UpgradeModule
     }
     throw e;
   }
+}
+
+/**
+ * The error of a bundle (the dashboard's, esbuild's map of `upgrades/<folder>/...` imports) that
+ * was built before the upgrade at `path` existed — esbuild says only "Module not found in bundle" —
+ * said with what to do; `undefined` for any other error.
+ */
+export function notInBundle(error: unknown, path: string): ArmatureError | undefined {
+  if (!/Module not found in bundle/.test((error as Error)?.message ?? '')) return undefined;
+  return new ArmatureError(
+    'NOT_IN_BUNDLE',
+    `[import] ${path} is not in this page's bundle: the bundle was built before the upgrade was added. Reload the page: npm start (armature start in a checkout) rebuilds the dashboard when a file changes, a new upgrade included. A dashboard served from an installed package is prebuilt: serve a checkout with npm start, or bundle your own page again.`,
+    { details: { path, error: (error as Error).message } },
+  );
 }
 
 /** What the loader reports about one module. */

@@ -1,5 +1,4 @@
 import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
-import { peerMissing } from '../../src/kernel/optional-peer.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { ArmatureEvents, ArmatureEventType } from '../../src/kernel/events.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
@@ -160,8 +159,7 @@ export function createAgent(options: AgentOptions): AgentApi {
     });
     const turnIndex = t.history.filter((e) => e.type === 'started').length - 1;
     const notes = { notes: [] as string[] };
-    // The replay's model wrapper imports the AI SDK (an optional peer): without it, the turn fails saying what to install.
-    const { turnModel } = await import('./replay/turn-model.ts').catch(peerMissing('ai', 'Agent'));
+    const { turnModel } = await import('./replay/turn-model.ts');
     const made = await turnModel({
       ref,
       turn: turnIndex,

@@ -5,6 +5,7 @@ import { clip, oneLine, quote, shortName } from '../kernel/bounded.ts';
 import { changeOutcomeOf } from '../contracts/change-answer.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
+import { MissingPeerError } from '../kernel/optional-peer.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
@@ -22,6 +23,8 @@ import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { runPython } from './run-command.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
+import { runInitCommand } from './init-command.ts';
+import { rootOption } from './root-option.ts';
 import { processIo, table, type CliIo } from './cli-io.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
@@ -41,6 +44,8 @@ Usage:
                                                   ... or over streamable HTTP (loopback unless told)
   armature start [--persona ID] [--port N] [--no-snapshot] [--safe]
                                                   the main job: serve the dashboard
+  armature init [DIR]                             write a starter root (a persona, an upgrade with
+                                                  tools, a widget, a blueprint and a test) to DIR
 ${AGENT_USAGE}
 ${RUNS_USAGE}
 ${CHANGES_USAGE}
@@ -48,6 +53,8 @@ ${CHANGES_USAGE}
 Options:
   --persona ID   persona from modules/personas/ (default: default)
   --data DIR     where Node persistence lives (default: .armature in the current directory)
+  --root DIR     a folder of your own read beside the package's: its modules/, blueprints/
+                 and upgrades/ (default: ARMATURE_ROOT from the environment, else none)
   --mcp-config FILE  MCP servers whose tools to add: { "mcpServers": { "<name>": { "command",
                  "args"?, "env"? } | { "url", "headers"? } } } (any command)
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
@@ -75,6 +82,7 @@ const OPTIONS = {
   // No default here: a replay takes the persona its recording names unless one is given.
   persona: { type: 'string' },
   data: { type: 'string', default: '.armature' },
+  root: { type: 'string' },
   json: { type: 'boolean', default: false },
   port: { type: 'string' },
   code: { type: 'string', short: 'c' },
@@ -149,8 +157,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
   const run = commands[command];
-  if (!run && command !== 'start') {
-    const names = ['start', ...Object.keys(commands)];
+  if (!run && command !== 'start' && command !== 'init') {
+    const names = ['start', 'init', ...Object.keys(commands)];
     io.err(`armature: unknown command ${quote(command)}${didYouMean(command, names)}\ncommands: ${names.join(', ')}\n${HELP_LINE}`);
     return 2;
   }
@@ -165,7 +173,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   const snapshot = values['no-snapshot'] ? 'off' : 'persist';
-  if (command === 'start') return start(values.persona ?? 'default', values.port, snapshot, io, mcpServers, values.safe);
+  let root: string | undefined;
+  try {
+    if (command === 'init') return await runInitCommand(rest, io);
+    root = rootOption(values.root);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`armature: ${e.message}`);
+    return 2;
+  }
+  if (command === 'start') return start(values.persona ?? 'default', values.port, snapshot, io, mcpServers, values.safe, root);
   if (command === 'agent') {
     try {
       agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], continue: values.continue, record: values.record, replay: values.replay, approve: values.approve, json: values.json });
@@ -179,7 +196,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => quote(r)).join(' ')}`);
     return 2;
   }
-  const platform = await defaultPlatform({ dataDir: values.data });
+  const platform = await defaultPlatform({ dataDir: values.data, root });
   // A replay runs as the persona its recording names, unless told otherwise.
   const persona = values.persona ?? (agentArgs?.replay !== undefined ? await recordedPersona(agentArgs.replay, platform.project) : undefined) ?? 'default';
   let sys: ArmatureSystem;
@@ -214,6 +231,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       io.err(`armature: ${e.message}`);
       return 2;
     }
+    // A command whose optional package is not installed (armature mcp without the MCP SDK).
+    if (e instanceof MissingPeerError) {
+      io.err(`armature: ${e.message}`);
+      return 1;
+    }
     throw e;
   } finally {
     await sys.dispose();
@@ -224,7 +246,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
  * Serves the dashboard until the process is stopped. From a checkout it is built from the sources
  * first; an installed package serves the prebuilt one it ships, writing nothing inside it.
  */
-async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers, safe = false): Promise<number> {
+async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers, safe = false, root?: string): Promise<number> {
   const { startServer } = await import('../server/serve.ts');
   const { projectRoot } = await import('../platform/node.ts');
   const port = portArg === undefined ? undefined : Number(portArg);
@@ -238,7 +260,7 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
   if (fromSources && !watch) return 1;
   let server;
   try {
-    server = await startServer({ root: projectRoot, outDir, port, mcpServers });
+    server = await startServer({ root, outDir, port, mcpServers });
   } catch (e) {
     await watch?.dispose();
     io.err(`armature: ${describeError(e)}`);

@@ -323,3 +323,9 @@ declare module '../kernel/events.ts' {
     'change:repaired': { repairs: StoreRepair[] };
   }
 }
+
+declare module '../kernel/services.ts' {
+  interface ArmatureServices {
+    Changes: ChangesApi;
+  }
+}

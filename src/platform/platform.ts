@@ -9,6 +9,59 @@ export interface ProjectFiles {
   list(dir: string, ext: string): Promise<string[]>;
   /** Text of the file at `path` (relative to the project root). Rejects naming the path if absent. */
   read(path: string): Promise<string>;
+  /**
+   * The folders this view stands for, when it stands for more than one: the package's own first,
+   * then a user's root (`boot({ root })`, `armature --root DIR`). Manifests and blueprints are read
+   * from each; `list` and `read` above see them together (a path both have reads as the
+   * package's). Default: one folder, the package's.
+   */
+  layers?(): Promise<readonly ProjectLayer[]>;
+}
+
+/** One folder of project files: the package's own, or a user's root beside it. */
+export interface ProjectLayer {
+  /** `package` for Armature's own files, `root` for the user's folder. */
+  kind: 'package' | 'root';
+  /** Where it is, for messages: a path (Node) or a URL (browser). */
+  location: string;
+  /** Its files. */
+  files: ProjectFiles;
+  /**
+   * The URL its upgrades' modules are imported from (`upgrades/<folder>/index.js` is resolved
+   * against it): a `file:` URL in Node, the server's `/__armature/root/` in a browser. Set for a
+   * root; the package's own upgrades are part of the build.
+   */
+  moduleBase?: string;
+}
+
+/** The layers of `project`: its own, or the package's alone. */
+export async function projectLayers(project: ProjectFiles): Promise<readonly ProjectLayer[]> {
+  return project.layers ? project.layers() : [{ kind: 'package', location: 'the package', files: project }];
+}
+
+/**
+ * One view of several layers (see {@link ProjectFiles.layers}): `list` gives every layer's files
+ * once, `read` the first layer's that has the path.
+ */
+export function layeredProjectFiles(layers: readonly ProjectLayer[]): ProjectFiles {
+  return {
+    layers: async () => layers,
+    async list(dir, ext) {
+      const all = await Promise.all(layers.map((l) => l.files.list(dir, ext)));
+      return [...new Set(all.flat())].sort();
+    },
+    async read(path) {
+      let first: unknown;
+      for (const layer of layers) {
+        try {
+          return await layer.files.read(path);
+        } catch (e) {
+          first ??= e;
+        }
+      }
+      throw first;
+    },
+  };
 }
 
 /** One persisted file. */

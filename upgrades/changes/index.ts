@@ -6,6 +6,9 @@ import { LEGACY_AREA } from './legacy-import.ts';
 
 export type { ChangesApi } from '../../src/contracts/change-contract.ts';
 
+/** Its options' schema: boot checks `config.Changes` against it (docs/configuration.md lists them). */
+export { ChangesConfigSchema as configSchema } from './config.ts';
+
 /** Changes: the one path every agent-made change takes, its history, and the approvals. */
 export const metadata: UpgradeMetadata = {
   id: 'Changes',

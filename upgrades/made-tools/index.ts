@@ -16,6 +16,15 @@ export interface MadeToolsApi {
   live(): (LiveToolInfo & { calls: number; errors: number })[];
 }
 
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    MadeTools: MadeToolsApi;
+  }
+}
+
+/** Its options' schema: boot checks `config.MadeTools` against it (docs/configuration.md lists them). */
+export { MadeToolsConfigSchema as configSchema } from './config.ts';
+
 /** MadeTools: agents make their own tools — gated, versioned, hot, reversible, confined. */
 export const metadata: UpgradeMetadata = {
   id: 'MadeTools',

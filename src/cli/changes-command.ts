@@ -11,6 +11,7 @@ import { reportOf, statusLabel, versionLabel } from '../contracts/change-history
 import { table, type CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
+import { repairLines } from './safe-mode.ts';
 
 /** Usage lines of the three commands. */
 export const CHANGES_USAGE = `  armature changes [--json]                       pending and recent changes agents made (id, kind,
@@ -19,6 +20,9 @@ export const CHANGES_USAGE = `  armature changes [--json]                       
 
 /** How many decided changes `armature changes` lists after the pending ones. */
 const RECENT = 20;
+
+/** How many of the store's recorded repairs `armature changes` shows. */
+const RECENT_REPAIRS = 5;
 
 /** The commands this file runs. */
 export const CHANGES_COMMANDS = ['changes', 'approve', 'reject'] as const;
@@ -62,6 +66,7 @@ function list(changes: ChangesApi, json: boolean, io: CliIo): number {
     io.out(JSON.stringify([...pending, ...recent], null, 2));
     return 0;
   }
+  for (const line of repairLines(changes.repairs().slice(-RECENT_REPAIRS), 'The change store found damaged lines, skipped them and recorded so (the most recent)')) io.out(line);
   if (!all.length) {
     io.out('No changes yet: when an agent makes a tool, a blueprint, an upgrade or changes its persona (create_tool, create_blueprint, create_upgrade, update_persona), it is listed here.');
     return 0;
@@ -69,6 +74,7 @@ function list(changes: ChangesApi, json: boolean, io: CliIo): number {
   const rows = [...pending, ...recent].map((r) => [r.id, r.kind, r.target, r.action, versionLabel(r), statusLabel(r), when(r), oneLine(r.reason) || '-']);
   io.out(table(['id', 'kind', 'target', 'action', 'version', 'status', 'when', 'reason'], rows));
   for (const f of changes.loadFailures()) io.out(`\n${f.change.target} v${f.change.version} (${f.change.id}) could not be loaded at boot and was skipped: ${f.error.message}`);
+
   io.out(
     pending.length
       ? `\n${pending.length} pending: armature approve ${pending.map((r) => r.id).join(' ')} (or armature reject ID)`

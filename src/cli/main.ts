@@ -4,6 +4,7 @@ import { clip, oneLine, quote, shortName } from '../kernel/bounded.ts';
 import { changeOutcomeOf } from '../contracts/change-answer.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
+import { MissingPeerError } from '../kernel/optional-peer.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
@@ -19,6 +20,8 @@ import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { runPython } from './run-command.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
+import { runInitCommand } from './init-command.ts';
+import { rootOption } from './root-option.ts';
 import { processIo, table, type CliIo } from './cli-io.ts';
 import { runStartCommand } from './start-command.ts';
 
@@ -41,6 +44,8 @@ Usage:
                                                   the main job: serve the dashboard (a view of this
                                                   data folder's system and of every process on it;
                                                   --in-browser: the page boots a system of its own)
+  armature init [DIR]                             write a starter root (a persona, an upgrade with
+                                                  tools, a widget, a blueprint and a test) to DIR
 ${AGENT_USAGE}
 ${RUNS_USAGE}
 ${CHANGES_USAGE}
@@ -48,6 +53,8 @@ ${CHANGES_USAGE}
 Options:
   --persona ID   persona from modules/personas/ (default: default)
   --data DIR     where Node persistence lives (default: .armature in the current directory)
+  --root DIR     a folder of your own read beside the package's: its modules/, blueprints/
+                 and upgrades/ (default: ARMATURE_ROOT from the environment, else none)
   --mcp-config FILE  MCP servers whose tools to add: { "mcpServers": { "<name>": { "command",
                  "args"?, "env"? } | { "url", "headers"? } } } (any command)
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
@@ -77,6 +84,7 @@ const OPTIONS = {
   // No default here: a replay takes the persona its recording names unless one is given.
   persona: { type: 'string' },
   data: { type: 'string', default: '.armature' },
+  root: { type: 'string' },
   json: { type: 'boolean', default: false },
   port: { type: 'string' },
   code: { type: 'string', short: 'c' },
@@ -151,8 +159,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     runs: (sys) => runRunsCommand(sys, rest, values.json, io),
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
-  if (!commands[command] && command !== 'start') {
-    const names = ['start', ...Object.keys(commands)];
+  if (!commands[command] && command !== 'start' && command !== 'init') {
+    const names = ['start', 'init', ...Object.keys(commands)];
     io.err(`armature: unknown command ${quote(command)}${didYouMean(command, names)}\ncommands: ${names.join(', ')}\n${HELP_LINE}`);
     return 2;
   }
@@ -167,9 +175,18 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   const snapshot: 'off' | 'persist' = values['no-snapshot'] ? 'off' : 'persist';
+  let root: string | undefined;
+  try {
+    if (command === 'init') return await runInitCommand(rest, io);
+    root = rootOption(values.root);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`armature: ${e.message}`);
+    return 2;
+  }
   /** `armature start`, viewing `sys` (booted here), or with the page booting its own when there is none. */
   const start = async (sys?: ArmatureSystem) => {
-    const options = { persona: values.persona ?? 'default', dataDir: values.data, port: values.port, host: values.host, allowRemote: values['allow-remote'], snapshot, safe: values.safe, mcpServers };
+    const options = { persona: values.persona ?? 'default', dataDir: values.data, port: values.port, host: values.host, allowRemote: values['allow-remote'], snapshot, safe: values.safe, mcpServers, root };
     try {
       return await runStartCommand({ ...options, inBrowser: !sys, boot: async () => sys! }, io);
     } catch (e) {
@@ -194,7 +211,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => quote(r)).join(' ')}`);
     return 2;
   }
-  const platform = await defaultPlatform({ dataDir: values.data });
+  const platform = await defaultPlatform({ dataDir: values.data, root });
   // A replay runs as the persona its recording names, unless told otherwise.
   const persona = values.persona ?? (agentArgs?.replay !== undefined ? await recordedPersona(agentArgs.replay, platform.project) : undefined) ?? 'default';
   let sys: ArmatureSystem;
@@ -230,6 +247,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     if (e instanceof UsageError) {
       io.err(`armature: ${e.message}`);
       return 2;
+    }
+    // A command whose optional package is not installed (armature mcp without the MCP SDK).
+    if (e instanceof MissingPeerError) {
+      io.err(`armature: ${e.message}`);
+      return 1;
     }
     throw e;
   } finally {

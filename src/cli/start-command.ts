@@ -34,6 +34,8 @@ export interface StartOptions {
   /** The page boots its own system instead of viewing one booted here. */
   inBrowser: boolean;
   mcpServers?: McpServers;
+  /** `--root DIR`: a folder of one's own beside the package's, served to the page too. Default: none. */
+  root?: string;
   /** Boots the attached system (the CLI's boot, with its platform and config). */
   boot(): Promise<ArmatureSystem>;
 }
@@ -69,7 +71,7 @@ export async function startDashboard(o: StartOptions, io: CliIo): Promise<Starte
   let server: RunningServer;
   try {
     system = o.inBrowser ? undefined : await o.boot();
-    server = await startServer({ root: projectRoot, outDir, port, host: o.host, allowRemote: o.allowRemote, mcpServers: o.inBrowser ? o.mcpServers : undefined, system });
+    server = await startServer({ ...(o.root === undefined ? {} : { root: o.root }), outDir, port, host: o.host, allowRemote: o.allowRemote, mcpServers: o.inBrowser ? o.mcpServers : undefined, system });
   } catch (e) {
     await watch?.dispose();
     await system?.dispose();

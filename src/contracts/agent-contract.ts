@@ -224,3 +224,9 @@ declare module '../kernel/events.ts' {
     'agent:settings-changed': { model?: AgentModelRef; hasKey: boolean };
   }
 }
+
+declare module '../kernel/services.ts' {
+  interface ArmatureServices {
+    Agent: AgentApi;
+  }
+}

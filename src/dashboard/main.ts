@@ -7,6 +7,7 @@ import { boot } from '../kernel/boot/boot.ts';
 import { createEventBus } from '../kernel/event-bus.ts';
 import { describeError } from '../kernel/errors.ts';
 import { createBrowserPlatform } from '../platform/browser.ts';
+import type { McpServersInput } from '../kernel/mcp-servers.ts';
 import { localView } from '../view/local-view.ts';
 import { MODE_META } from '../view/page-mode.ts';
 import { remoteView } from '../view/remote-view.ts';
@@ -55,7 +56,8 @@ async function bootInPage(): Promise<void> {
         indexURL: new URL('/pyodide/', location.href).href,
         snapshot: params.get('snapshot') === 'off' ? 'off' : 'persist',
       },
-      ...(servers ? { McpClient: { servers } } : {}),
+      // Checked entry by entry by the McpClient, which shows each bad one on its card.
+      ...(servers ? { McpClient: { servers: servers as McpServersInput } } : {}),
     },
   });
   // The widgets see the system as a view: the same cards render a system attached from another process.

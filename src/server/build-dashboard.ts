@@ -23,6 +23,28 @@ export async function buildSandboxWorker(root: string, options: { minify?: boole
   return r.outputFiles[0]!.text;
 }
 
+/**
+ * The Pyodide worker's browser script (`upgrades/pyodide-runtime/worker/main.ts`) as one self-contained
+ * module, as the package ships it in `dist/browser/pyodide-worker.js`: a page loads it by URL.
+ */
+export async function buildPyodideWorker(root: string, options: { minify?: boolean } = {}): Promise<string> {
+  const r = await esbuild.build({
+    entryPoints: [join(root, 'upgrades/pyodide-runtime/worker/main.ts')],
+    bundle: true,
+    write: false,
+    // The worker's Python ships as `.py` files, imported as their text.
+    loader: { '.py': 'text' },
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: options.minify ?? true,
+    external: BROWSER_EXTERNALS,
+    conditions: ['browser', 'production'],
+    logLevel: 'warning',
+  });
+  return r.outputFiles[0]!.text;
+}
+
 /** Options of {@link buildDashboard}. */
 export interface BuildOptions {
   /** Project root (a checkout: the dashboard is built from its sources). */
@@ -69,6 +91,8 @@ export function dashboardBuildOptions(options: BuildOptions, outDir: string) {
   return {
     entryPoints: {
       main: join(options.root, 'src/dashboard/main.ts'),
+      // What a root's widget imports as `armature/widgets` (the page's import map): the dashboard's own Lit and base class.
+      widgets: join(options.root, 'src/widgets/index.ts'),
       'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker/main.ts'),
     },
     outdir: outDir,

@@ -29,6 +29,7 @@ function project(): string {
   file('src/dashboard/main.ts', 'export const load = (folder: string) => import(`../../upgrades/${folder}/index.ts`);\n');
   file('src/dashboard/index.html', '<!doctype html><script type="module" src="./main.js"></script>\n');
   file('src/sandbox/browser-worker.ts', 'export {};\n');
+  file('src/widgets/index.ts', 'export {};\n');
   file('upgrades/pyodide-runtime/worker/main.ts', 'export {};\n');
   file('upgrades/first/index.ts', "export const metadata = { id: 'First' };\n");
   // The bundles are ES modules, imported here as Node would import a page's.

@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import type { SystemView } from '../view/system-view.ts';
+import { ROOT_MODULES_PATH } from '../platform/browser.ts';
 import type { WidgetContext } from './module-widget.ts';
 import { BusController } from './bus-controller.ts';
 import { StatusController } from './status-controller.ts';
@@ -99,12 +100,20 @@ export class ArmatureDashboard extends LitElement {
    * `widget.ts` and renders the part's own snapshot.
    */
   private async loadWidget(view: SystemView, m: ModuleReport): Promise<void> {
-    const folder = m.folder ?? view.modules().find((x) => x.id === m.parent)?.folder;
+    const owner = m.parent === undefined ? m : view.modules().find((x) => x.id === m.parent);
+    const folder = m.folder ?? owner?.folder;
+    // A root's upgrade (boot({ root })) brings its widget as a JavaScript module beside its entry.
+    const widgetModule = m.widgetModule ?? owner?.widgetModule;
+    const widgetFile = widgetModule ?? `upgrades/${folder}/widget.ts`;
     try {
       if (!TAG.test(m.widget!)) throw new Error(`widget tag ${JSON.stringify(m.widget)} is not a valid custom element name`);
-      if (!folder || !/^[a-z0-9-]+$/.test(folder)) throw new Error(`the report of ${m.id} names no upgrade folder (got ${JSON.stringify(folder)})`);
-      await importWidget(folder);
-      if (!customElements.get(m.widget!)) throw new Error(`upgrades/${folder}/widget.ts did not define <${m.widget}>`);
+      if (widgetModule !== undefined) {
+        await import(/* @vite-ignore */ pageUrlOf(widgetModule));
+      } else {
+        if (!folder || !/^[a-z0-9-]+$/.test(folder)) throw new Error(`the report of ${m.id} names no upgrade folder (got ${JSON.stringify(folder)})`);
+        await importWidget(folder);
+      }
+      if (!customElements.get(m.widget!)) throw new Error(`${widgetFile} did not define <${m.widget}>`);
       const el = document.createElement(m.widget!);
       (el as HTMLElement & { context: WidgetContext }).context = { view, moduleId: m.id, report: m };
       this.elements.set(m.id, el);
@@ -191,3 +200,16 @@ function readCollapsed(): Set<string> {
 }
 
 if (!customElements.get('armature-dashboard')) customElements.define('armature-dashboard', ArmatureDashboard);
+
+/**
+ * Where the page imports a root's widget from: its URL as the system knows it, or — for a Node
+ * system's (a `file:` URL of its root folder, when the page is attached) — the same file under
+ * the root's upgrades the server serves (`armature start --root DIR`).
+ */
+function pageUrlOf(widgetModule: string): string {
+  const url = new URL(widgetModule, location.href);
+  if (url.protocol !== 'file:') return url.href;
+  const at = url.pathname.lastIndexOf('/upgrades/');
+  if (at < 0) throw new Error(`${widgetModule} is not under the root's upgrades/ folder`);
+  return new URL(`${ROOT_MODULES_PATH}${url.pathname.slice(at + 1)}`, location.href).href;
+}

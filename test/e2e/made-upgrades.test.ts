@@ -145,7 +145,7 @@ test('a stored upgrade that fails at boot is skipped and reported; the rest boot
   const changes = await sys.resolve<ChangesApi>('Changes');
   const inForce = changes.active('upgrade', 'notes-index')!;
   await sys.dispose();
-  const file = join(data, 'workspace', '.armature', 'changes', 'versions', `${inForce.hash}.json`);
+  const file = join(data, 'changes', 'blobs', `${inForce.hash}.json`);
   const original = readFileSync(file, 'utf8');
   writeFileSync(file, original.replace('indexed', 'tampered'));
   try {

@@ -4,7 +4,7 @@
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { createBrowserPlatform } from '../../src/platform/browser.ts';
-import type { Platform } from '../../src/platform/platform.ts';
+import type { Platform, SharedStore } from '../../src/platform/platform.ts';
 import { localView } from '../../src/view/local-view.ts';
 import type { SystemView } from '../../src/view/system-view.ts';
 
@@ -23,9 +23,15 @@ export function withPersona(platform: Platform, persona: Persona): Platform {
 }
 
 /** Boots `upgrades` (the project's own) under a persona of the test's, with a view of it as the dashboard's. */
-export async function bootTest(persona: Partial<Persona> & { upgrades: string[] }, o: { config?: Record<string, Record<string, unknown>>; historySize?: number } = {}): Promise<{ sys: ArmatureSystem; view: SystemView }> {
+export async function bootTest(
+  persona: Partial<Persona> & { upgrades: string[] },
+  o: { config?: Record<string, Record<string, unknown>>; historySize?: number; shared?: Record<string, SharedStore> } = {},
+): Promise<{ sys: ArmatureSystem; view: SystemView }> {
   const p: Persona = { id: `test-${++booted}`, name: 'Test persona', description: 'a widget test', tools: ['*'], skills: [], ...persona };
-  const platform = withPersona(createBrowserPlatform({ dbPrefix: `${p.id}-${Date.now()}-${Math.random().toString(36).slice(2)}` }), p);
+  const browser = createBrowserPlatform({ dbPrefix: `${p.id}-${Date.now()}-${Math.random().toString(36).slice(2)}` });
+  // Shared stores the test holds (e.g. to damage one), by name; the others in IndexedDB.
+  const shared = o.shared;
+  const platform = withPersona(shared ? { ...browser, openShared: (name) => (shared[name] ? Promise.resolve(shared[name]) : browser.openShared(name)) } : browser, p);
   const sys = await boot({ persona: p.id, platform, historySize: o.historySize ?? 2000, ...(o.config ? { config: o.config } : {}) });
   const failed = sys.modules.filter((m) => m.state === 'failed');
   if (failed.length) throw new Error(`[bootTest] ${failed.map((m) => `${m.id}: ${m.error?.message}`).join('; ')}`);

@@ -24,7 +24,7 @@ import type { ToolCallOutcome, ToolCallRequest, TurnOptions, TurnOutcome } from 
 import { toModelMessages } from './messages.ts';
 import { describeModelError } from './model-errors.ts';
 import { observedFetch } from './model-fetch.ts';
-import { CODE_MODE_TOOLS, codeModePrompt, DEFAULT_MAX_RESULT_CHARS, directModePrompt, offeredTools, toModelResult, type OfferedTool } from './offered-tools.ts';
+import { CODE_MODE_TOOLS, codeModePrompt, DEFAULT_MAX_RESULT_CHARS, directModePrompt, offeredTools, toModelResult, type OfferedTool } from '../../src/contracts/offered-tools.ts';
 import { createLanguageModel, type ModelFactory } from './providers.ts';
 import { parseModelRef, type SettingsStore } from './settings.ts';
 import { newRunId, type TranscriptStore } from './transcript.ts';

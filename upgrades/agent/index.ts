@@ -14,6 +14,9 @@ import { agentSnapshot } from './snapshot.ts';
 
 export type { AgentApi, AgentSettings, RecordedExample, Recording, RecordingSink, ReplayReport, RunOptions, RunResult, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
 
+/** Its options' schema: boot checks `config.Agent` against it (docs/configuration.md lists them). */
+export { AgentConfigSchema as configSchema } from './config.ts';
+
 /** Agent: an LLM loop over the ToolRunner, streamed as events, with a transcript per run. */
 export const metadata: UpgradeMetadata = {
   id: 'Agent',

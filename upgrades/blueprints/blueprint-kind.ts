@@ -7,7 +7,7 @@
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeKindHandler, ChangesApi, ChangeTest } from '../../src/contracts/change-contract.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import { kebabCase, MADE_UPGRADE_ID_RULE } from '../../src/kernel/made-names.ts';
+import { kebabCase, MADE_UPGRADE_ID_RULE } from '../../src/contracts/made-names.ts';
 import { checklistProblems, sectionProblems, verificationChecklist } from './checklist.ts';
 import { BlueprintFrontMatterSchema, type Blueprint } from './front-matter.ts';
 import { isAgentBlueprintId, type BlueprintCandidate, type BlueprintRegistry } from './registry.ts';

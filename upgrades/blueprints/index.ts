@@ -14,6 +14,9 @@ export type { ChecklistItem } from './checklist.ts';
 export type { MadeBlueprintContent } from './blueprint-kind.ts';
 export type { BlueprintChangeAnswer } from './made-blueprints.ts';
 
+/** Its options' schema: boot checks `config.Blueprints` against it (docs/configuration.md lists them). */
+export { BlueprintsConfigSchema as configSchema } from './config.ts';
+
 /** Blueprints: the design documents each upgrade is built from — the project's and agents' — readable by agents. */
 export const metadata: UpgradeMetadata = {
   id: 'Blueprints',

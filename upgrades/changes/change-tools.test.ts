@@ -1,5 +1,5 @@
 // The Changes upgrade's person-only tools over the real change path, a real ToolRunner with the
-// project's own declarations (modules/*.json) and a workspace in memory.
+// project's own declarations (modules/*.json) and the change store in memory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChangeKindHandler, ChangeRecord } from '../../src/contracts/change-contract.ts';
@@ -7,12 +7,10 @@ import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { readManifests } from '../../src/kernel/manifests.ts';
 import { nodeProjectFiles, projectRoot } from '../../src/platform/node.ts';
-import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { memoryShared } from '../../src/platform/memory-shared-store.ts';
 import { createToolRunner } from '../tool-runner/tool-runner.ts';
-import { createWorkspace } from '../workspace/workspace.ts';
 import { changeTools, type ListedChange } from './change-tools.ts';
 import { createChanges } from './changes.ts';
-import { CHANGES_AREA } from './lineage.ts';
 
 interface Note {
   name: string;
@@ -23,8 +21,7 @@ const persona = (policy: 'auto' | 'ask'): Persona => ({ id: 'maker', name: 'M', 
 
 async function setup(policy: 'auto' | 'ask' = 'ask') {
   const bus = createEventBus({ historySize: 1000 });
-  const workspace = await createWorkspace({ store: memoryStore(), bus });
-  const changes = createChanges({ area: workspace.area(CHANGES_AREA), bus, persona: persona(policy) });
+  const changes = await createChanges({ store: memoryShared().open(), bus, persona: persona(policy), watch: false });
   const live = new Map<string, string>();
   for (const kind of ['tool', 'blueprint'] as const) {
     const handler: ChangeKindHandler<Note> = {
@@ -160,8 +157,7 @@ test('read_change shows a change as the dashboard does: record, actions, code an
 
 test('a change records the process that proposed it, and list_changes finds it by process', async () => {
   const bus = createEventBus();
-  const workspace = await createWorkspace({ store: memoryStore(), bus });
-  const changes = createChanges({ area: workspace.area(CHANGES_AREA), bus, persona: persona('auto'), process: 'p-9' });
+  const changes = await createChanges({ store: memoryShared().open(), bus, persona: persona('auto'), process: 'p-9', watch: false });
   changes.registerKind({ kind: 'tool', targetOf: (c: Note) => c.name, gate: async () => ({ problems: [], tests: [{ args: {}, ok: true, ms: 1 }] }), activate: async () => undefined, deactivate: async () => undefined, present: (c: Note) => ({ code: c.text }) } as ChangeKindHandler<Note>);
   const r = await changes.propose({ kind: 'tool', action: 'create', content: { name: 'delta', text: 'x' }, caller: 'agent' });
   assert.equal(r.caller.process, 'p-9');

@@ -3,11 +3,10 @@
 // drives the same widget for real in the dashboard's end-to-end suite.
 import { expect } from 'chai';
 import type { ChangeKindHandler, ChangesApi } from '../../src/contracts/change-contract.ts';
+import { memoryShared } from '../../src/platform/memory-shared-store.ts';
 import { bootTest } from '../../test/helpers/test-system.ts';
 import { until } from '../../test/helpers/until.ts';
 import { $, $$, mount, report, stateOf, text } from '../../test/helpers/widget-fixture.ts';
-import type { WorkspaceApi } from '../workspace/contract.ts';
-import { CHANGES_AREA, versionPath } from './lineage.ts';
 import { ChangesWidget, PAGE } from './widget.ts';
 
 interface Note {
@@ -17,9 +16,10 @@ interface Note {
 }
 
 async function setup(policy: 'auto' | 'ask' = 'ask') {
-  const { sys, view } = await bootTest({ upgrades: ['ToolRunner', 'Workspace', 'Changes'], selfModification: { tools: policy } });
+  // The change store in memory, held by the test (to damage it); the rest of the system real.
+  const store = memoryShared();
+  const { sys, view } = await bootTest({ upgrades: ['ToolRunner', 'Workspace', 'Changes'], selfModification: { tools: policy } }, { shared: { changes: store.open() } });
   const changes = await sys.resolve<ChangesApi>('Changes');
-  const ws = await sys.resolve<WorkspaceApi>('Workspace');
   const live = new Map<string, string>();
   const kind: ChangeKindHandler<Note> = {
     kind: 'tool',
@@ -32,7 +32,7 @@ async function setup(policy: 'auto' | 'ask' = 'ask') {
   changes.registerKind(kind);
   const el = new ChangesWidget();
   el.context = { view, moduleId: 'Changes', report: report('Changes', { category: 'agent' }) };
-  return { sys, changes, el, live, ws };
+  return { sys, changes, el, live, store };
 }
 
 /** The widget's item of change `id` once it shows `status` (the list is read again after each change event). */
@@ -124,13 +124,13 @@ describe('changes-widget', () => {
   });
 
   it('an action that fails says why on the widget, and the change stays as it was', async () => {
-    const { changes, el, ws, sys } = await setup('ask');
+    const { changes, el, store, sys } = await setup('ask');
     const r = await propose(changes, 'gone');
-    await ws.area(CHANGES_AREA).delete(versionPath(r.hash!));
+    store.blobs.delete(`${r.hash}.json`);
     await mount(el);
     ((await shows(el, r.id, 'pending')).querySelector('button[data-action=approve]') as HTMLButtonElement).click();
     await until('the refusal', () => !!$(el, 'p.message[role=alert]'));
-    expect($(el, 'p.message[role=alert]')!.textContent).to.contain('is not in the workspace');
+    expect($(el, 'p.message[role=alert]')!.textContent).to.contain('is not in the store');
     expect(changes.get(r.id)!.status).to.equal('pending');
     el.remove();
     await sys.dispose();

@@ -9,7 +9,7 @@ import type { ChangeRecord, ChangesApi } from '../../src/contracts/change-contra
 import { type ChangeAnswerBase, approvalHint, changeAnswerBase, historyEntry, testMs, testOutcome } from '../../src/contracts/change-history.ts';
 import { EVERY_TOOL } from '../../src/kernel/allow-list.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import { didYouMean, MADE_TOOL_NAME_RULE, nearMadeTools } from '../../src/kernel/made-names.ts';
+import { didYouMean, MADE_TOOL_NAME_RULE, nearMadeTools } from '../../src/contracts/made-names.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';

@@ -5,7 +5,7 @@
  */
 import { MAX_NAME_LENGTH, quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import { kebabCase } from '../../src/kernel/made-names.ts';
+import { kebabCase } from '../../src/contracts/made-names.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { namespaceOfTool } from '../../src/kernel/namespaces.ts';
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';

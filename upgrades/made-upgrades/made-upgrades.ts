@@ -8,7 +8,7 @@ import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/contracts/change-contract.ts';
 import { type ChangeAnswerBase, approvalHint, changeAnswerBase, historyEntry, testMs, testOutcome } from '../../src/contracts/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import { didYouMean, nearMadeUpgrades } from '../../src/kernel/made-names.ts';
+import { didYouMean, nearMadeUpgrades } from '../../src/contracts/made-names.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import { fullToolName, toUpgradeContent, type MadeUpgradeContent, type UpgradeArgs } from './upgrade-spec.ts';

@@ -8,7 +8,7 @@
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeTest, GateReport } from '../../src/contracts/change-contract.ts';
 import { describeError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
-import { didYouMean, MADE_UPGRADE_ID_RULE, nearMadeUpgrades } from '../../src/kernel/made-names.ts';
+import { didYouMean, MADE_UPGRADE_ID_RULE, nearMadeUpgrades } from '../../src/contracts/made-names.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
 import { judge } from '../../src/contracts/test-expectations.ts';
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';

@@ -8,7 +8,7 @@ import { quote } from '../../src/kernel/bounded.ts';
 import { declarationProblems } from '../../src/kernel/declared-events.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { formatJsonPath, ToolDeclarationSchema, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
-import { kebabCase, MADE_UPGRADE_ID_RULE } from '../../src/kernel/made-names.ts';
+import { kebabCase, MADE_UPGRADE_ID_RULE } from '../../src/contracts/made-names.ts';
 import { namespaceOfMadeUpgrade } from '../../src/kernel/namespaces.ts';
 import type { UpgradeCategory } from '../../src/kernel/upgrade.ts';
 

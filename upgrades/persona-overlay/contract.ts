@@ -19,3 +19,9 @@ export interface PersonaOverlayApi {
    */
   onChange(listener: () => void | Promise<void>): Disposable;
 }
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    PersonaOverlay: PersonaOverlayApi;
+  }
+}

@@ -8,7 +8,7 @@ import type { ChangeKindHandler, ChangesApi, ChangeTest } from '../../src/contra
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { EVERY_TOOL } from '../../src/kernel/allow-list.ts';
-import { didYouMean, MADE_TOOL_NAME_RULE, MADE_UPGRADE_ID_RULE, nearMadeTools, nearMadeUpgrades } from '../../src/kernel/made-names.ts';
+import { didYouMean, MADE_TOOL_NAME_RULE, MADE_UPGRADE_ID_RULE, nearMadeTools, nearMadeUpgrades } from '../../src/contracts/made-names.ts';
 import { namespaceOfMadeUpgrade } from '../../src/kernel/namespaces.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import { applyOverlay, type PersonaOverlayContent } from './overlay.ts';

@@ -6,6 +6,9 @@ import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import { createToolRunner } from './tool-runner.ts';
 import { toolRunnerSnapshot } from './snapshot.ts';
 
+/** Its options' schema: boot checks `config.ToolRunner` against it (docs/configuration.md lists them). */
+export { ToolRunnerConfigSchema as configSchema } from './config.ts';
+
 /** ToolRunner: the one place every tool call goes through. */
 export const metadata: UpgradeMetadata = {
   id: 'ToolRunner',

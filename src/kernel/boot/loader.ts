@@ -1,4 +1,5 @@
 import { configNumber } from '../config-number.ts';
+import { checkConfig } from '../config-schema.ts';
 import type { Container } from '../container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
@@ -14,17 +15,20 @@ import type { StatusSnapshot } from '../status-snapshot.ts';
 import { StatusBoard } from './status-board.ts';
 
 /**
- * Imports a module of an upgrade by its path in `modules/upgrades.json`: its `entry`
- * (`upgrades/<folder>/index.ts`) or its `earlyStart` (`upgrades/<folder>/early-start.ts`).
+ * Imports a module of an upgrade by its path in a `modules/upgrades.json`: its `entry`
+ * (`upgrades/<folder>/index.ts`) or its `earlyStart` (`upgrades/<folder>/early-start.ts`). `base` is
+ * set for an upgrade of a user's root: the URL its paths are relative to.
  */
-export type UpgradeImporter = (path: string) => Promise<UpgradeModule | EarlyStartModule>;
+export type UpgradeImporter = (path: string, base?: string) => Promise<UpgradeModule | EarlyStartModule>;
 
 /**
- * Default importer: one template-literal import per kind of module, which Node/tsx and the
- * browser resolve at run time and esbuild turns into a map of every `upgrades/<folder>/index.ts`
- * (and `early-start.ts`) when bundling.
+ * Default importer: the package's own upgrades through one template-literal import per kind of
+ * module, which Node/tsx and the browser resolve at run time and esbuild turns into a map of every
+ * `upgrades/<folder>/index.ts` (and `early-start.ts`) when bundling; a root's upgrades by URL, as
+ * the files they are (JavaScript; TypeScript only where a loader for it runs, such as tsx).
  */
-export const importUpgrade: UpgradeImporter = async (path) => {
+export const importUpgrade: UpgradeImporter = async (path, base) => {
+  if (base !== undefined) return importFromRoot(path, base);
   const [, folder, name] = /^upgrades\/([a-z0-9-]+)\/(index|early-start)\.ts$/.exec(path) ?? [];
   if (!folder) throw new ArmatureError('INVALID_ENTRY', `[import] ${JSON.stringify(path)} is not of the form "upgrades/<folder>/index.ts" (or "upgrades/<folder>/early-start.ts")`);
   try {
@@ -34,6 +38,22 @@ export const importUpgrade: UpgradeImporter = async (path) => {
     throw notInBundle(e, path) ?? e;
   }
 };
+
+/** A module of a root's upgrade, by URL; TypeScript where nothing can load it is explained. */
+async function importFromRoot(path: string, base: string): Promise<UpgradeModule | EarlyStartModule> {
+  const url = new URL(path, base).href;
+  try {
+    return (await import(/* @vite-ignore */ url)) as UpgradeModule | EarlyStartModule;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION' && path.endsWith('.ts')) {
+      throw new ArmatureError('TYPESCRIPT_UNLOADABLE', `[import] ${url} is TypeScript, which this Node cannot import as is`, {
+        cause: e,
+        hint: `Write it in JavaScript (${path.replace(/\.ts$/, '.js')}, with JSDoc types if you like), compile it, or run node with a TypeScript loader (node --import tsx ...).`,
+      });
+    }
+    throw e;
+  }
+}
 
 /**
  * The error of a bundle (the dashboard's, esbuild's map of `upgrades/<folder>/...` imports) that
@@ -66,6 +86,12 @@ export interface ModuleReport {
    * what a dashboard imports the widget from, wherever the system runs.
    */
   folder?: string;
+  /**
+   * A root's upgrade (`boot({ root })`): the URL of its widget, a JavaScript module beside its entry
+   * (`widget.js`), which a dashboard imports instead of `upgrades/<folder>/widget.ts`. Default: none
+   * (the package's upgrades).
+   */
+  widgetModule?: string;
   blueprint: string;
   error?: ErrorInfo;
   /** Module whose own failure made this one fail. */
@@ -147,6 +173,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       widget: metadata.get(id)?.widget ?? null,
       blueprint: entry.blueprint,
       folder: folderOf(entry.entry),
+      ...widgetModuleOf(entry),
     };
     reports.set(id, { ...base, ...patch });
   };
@@ -178,7 +205,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       owners.set(id, parent);
       let r = parts.find((p) => p.id === id);
       if (!r) {
-        r = { id, parent, state: 'failed', durationMs: 0, category: entry.category, widget: null, blueprint: entry.blueprint, folder: folderOf(entry.entry) };
+        r = { id, parent, state: 'failed', durationMs: 0, category: entry.category, widget: null, blueprint: entry.blueprint, folder: folderOf(entry.entry), ...widgetModuleOf(entry) };
         parts.push(r);
         if (published) {
           const at = published.findLastIndex((m) => m.id === parent || m.parent === parent);
@@ -225,7 +252,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       const entry = manifests.upgrades.get(id)!;
       const t0 = now();
       try {
-        const mod = (await importer(entry.entry)) as UpgradeModule;
+        const mod = (await importer(entry.entry, entry.base)) as UpgradeModule;
         checkMetadata(entry, mod);
         metadata.set(id, mod.metadata);
         return { entry, mod };
@@ -246,8 +273,9 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       optionalDependencies: entry.optionalDependencies,
       factory: async (deps) => {
         if ('error' in m) throw m.error;
-        const scope = bus.scope(entry.id);
         const config = options.config?.[entry.id] ?? {};
+        if (m.mod.configSchema) checkConfig(entry.id, m.mod.configSchema, config);
+        const scope = bus.scope(entry.id);
         const instance = await m.mod.factory(deps, {
           bus: scope,
           persona,
@@ -330,7 +358,7 @@ export function orderByDependencies(ids: readonly string[], manifests: Manifests
 }
 
 function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {
-  const where = `${entry.entry}`;
+  const where = entry.base === undefined ? entry.entry : new URL(entry.entry, entry.base).href;
   if (!mod || typeof mod !== 'object' || !mod.metadata || typeof mod.factory !== 'function') {
     throw new ArmatureError('INVALID_UPGRADE', `[import] ${where} must export "metadata" and "factory(deps, context)"`);
   }
@@ -353,6 +381,12 @@ function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {
 /** `tool-runner` of `upgrades/tool-runner/index.ts`. */
 function folderOf(entry: string): string {
   return entry.split('/')[1] ?? entry;
+}
+
+/** A root's upgrade brings its widget as a JavaScript module beside its entry. */
+function widgetModuleOf(entry: { entry: string; base?: string }): { widgetModule?: string } {
+  if (entry.base === undefined) return {};
+  return { widgetModule: new URL(entry.entry.replace(/index(\.m?js|\.ts)$/, 'widget$1').replace(/\.ts$/, '.js'), entry.base).href };
 }
 
 function now(): number {

@@ -4,7 +4,8 @@
  * is copied, part by part, as it passes through to the agent unchanged.
  */
 import type { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware } from 'ai';
+import type { LanguageModel, LanguageModelMiddleware } from 'ai';
+import { peerMissing } from '../../../src/kernel/optional-peer.ts';
 import type { StepLine } from '../../../src/contracts/recording-format.ts';
 import { describeRequest } from './request-view.ts';
 
@@ -31,7 +32,10 @@ export interface StepSink {
  * (a refused key, a server that cannot be reached) is not recorded: a replay cannot answer for a
  * server; the run's error says what happened.
  */
-export function recordingModel(model: LanguageModel, sink: StepSink): LanguageModelV3 {
+export async function recordingModel(model: LanguageModel, sink: StepSink): Promise<LanguageModelV3> {
+  // The AI SDK is an optional peer: imported here, not at the top, so a bundle of the package
+  // resolves without it (a run that records then says what to install).
+  const { wrapLanguageModel } = await import('ai').catch(peerMissing('ai', 'Agent'));
   const middleware: LanguageModelMiddleware = {
     specificationVersion: 'v3',
     async wrapStream({ doStream, params }) {

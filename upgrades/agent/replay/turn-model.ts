@@ -94,5 +94,5 @@ export async function turnModel(o: TurnModelOptions): Promise<{ model: LanguageM
     });
   }
   write({ type: 'turn', turn: o.turn + 1, goal: o.goal });
-  return { model: recordingModel(model, { position: () => ({ turn: o.turn + 1, step: o.step() }), write }), ...(recording ? { recording } : {}) };
+  return { model: await recordingModel(model, { position: () => ({ turn: o.turn + 1, step: o.step() }), write }), ...(recording ? { recording } : {}) };
 }

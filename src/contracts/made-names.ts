@@ -6,8 +6,8 @@
  * (`notes_index.notes_summary`). A refusal names the rule, why, and — when the system made
  * something of a near name — that name, as the ToolRunner's `did you mean` does for tools.
  */
-import { quote } from './bounded.ts';
-import { closest } from './suggest.ts';
+import { quote } from '../kernel/bounded.ts';
+import { closest } from '../kernel/suggest.ts';
 
 /** The rule for agent-made upgrade ids, and why, in one sentence a refusal can end with. */
 export const MADE_UPGRADE_ID_RULE =

@@ -13,7 +13,7 @@
 // message through the child's main thread and its worker); and the resident memory one idle
 // runtime adds (the RSS of its child process).
 import { boot, type ArmatureSystem } from '../src/index.ts';
-import { CLOCK_TICK_MS, childPids, cpuTicks, residentBytes, schedTimes } from '../src/platform/linux-proc.ts';
+import { CLOCK_TICK_MS, childPids, cpuTicks, residentBytes, schedTimes } from '../src/platform/proc/linux-proc.ts';
 import { tempDir } from '../test/helpers/temp-dir.ts';
 import { medianRow, percentile, type BenchRow } from './types.ts';
 

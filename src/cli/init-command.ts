@@ -8,7 +8,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { makeFolders } from '../platform/node-files.ts';
 import { packageRoot } from '../platform/package-layout.ts';
 import type { CliIo } from './cli-io.ts';
-import { starterFiles, starterPackageJson } from './starter-files.ts';
+import { starterFiles, starterPackageJson } from './starter/starter-files.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Writes the starter into `args[0]` (default: the current folder); resolves to the exit code. */

@@ -11,7 +11,7 @@ import { quote } from './bounded.ts';
 import { ArmatureError } from './errors.ts';
 import type { Disposable } from './lifecycle.ts';
 import { formatJsonPath } from './manifest-schemas.ts';
-import { compileSchema } from './tool-schema.ts';
+import { compileSchema } from './json-schema/tool-schema.ts';
 
 /** An event an upgrade declares: its full name `<owner>:<event>` and the JSON Schema of its payload. */
 export interface EventDeclaration {

@@ -11,7 +11,7 @@
 import { link, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ArmatureError } from '../kernel/errors.ts';
-import { startTicks } from './linux-proc.ts';
+import { startTicks } from './proc/linux-proc.ts';
 import { processAlive } from './node-files.ts';
 
 /** Who holds a lock: what the lock file says. */

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { threadNiceness } from '../platform/linux-proc.ts';
+import { threadNiceness } from '../platform/proc/linux-proc.ts';
 import { spawnConfinedChild } from './confined-child.ts';
 import type { TransportExit } from './transport.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';

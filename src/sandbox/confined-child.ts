@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { getPriority, setPriority } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { residentBytes } from '../platform/linux-proc.ts';
+import { residentBytes } from '../platform/proc/linux-proc.ts';
 import { encodeFrame, FrameReader } from './frames.ts';
 import { confinementFlags } from './node-permission.ts';
 import type { TransportExit } from './transport.ts';

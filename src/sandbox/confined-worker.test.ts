@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createConfinedWorker, type ConfinedWorker } from './index.ts';
-import { childPids, commandLine } from '../platform/linux-proc.ts';
+import { childPids, commandLine } from '../platform/proc/linux-proc.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { attemptModule } from '../../test/helpers/escape-attempts.ts';
 

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { boot } from '../../src/kernel/boot/boot.ts';
 import { ManifestError } from '../../src/kernel/errors.ts';
-import { starterFiles } from '../../src/cli/starter-files.ts';
+import { starterFiles } from '../../src/cli/starter/starter-files.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 

@@ -16,7 +16,9 @@ export const NODE_ONLY: readonly RegExp[] = [
   /^src\/kernel\/journal\//,
   // OpenTelemetry's export (boot() imports it only in Node with an OTLP endpoint set).
   /^src\/kernel\/telemetry\/(otel|span-mask)\.ts$/,
-  /^src\/platform\/(node|node-[a-z-]+|directory-store|linux-proc)\.ts$/,
+  /^src\/platform\/(node|node-[a-z-]+|directory-store)\.ts$/,
+  // Linux's /proc: a process's start time, to tell a pid reused from the one that held a lock.
+  /^src\/platform\/proc\//,
   /^src\/sandbox\/(node-[a-z-]+|confined-child|frames)\.ts$/,
   /^upgrades\/pyodide-runtime\/process\//,
   // The confined child's tool pipe: a file descriptor the Node worker reads.

@@ -12,7 +12,7 @@ import { startProbe as probe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { REACH_SCAN } from '../helpers/python-reach-scan.ts';
 import { pythonChildPids as childPids } from '../helpers/python-children.ts';
-import { commandLine } from '../../src/platform/linux-proc.ts';
+import { commandLine } from '../../src/platform/proc/linux-proc.ts';
 
 describe('Python cannot reach the host (Node, process isolation)', () => {
   let rt: PyodideRuntimeApi;

@@ -1,9 +1,9 @@
 import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import type { WorkspaceApi } from '../workspace/contract.ts';
-import { changeTools } from './change-tools.ts';
+import { changeTools } from './person/change-tools.ts';
 import { createChanges } from './changes.ts';
-import { changesSnapshot } from './snapshot.ts';
+import { changesSnapshot } from './person/snapshot.ts';
 import { LEGACY_AREA } from './legacy-import.ts';
 
 export type { ChangesApi } from '../../src/contracts/change-contract.ts';

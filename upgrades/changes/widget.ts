@@ -3,10 +3,10 @@ import type { ChangeRecord } from '../../src/contracts/change-contract.ts';
 import type { ArmatureEventType } from '../../src/kernel/events.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
-import type { ChangeAction, ListedChange } from './change-tools.ts';
+import type { ChangeAction, ListedChange } from './person/change-tools.ts';
 import { changeStyles, renderChange, type ChangeActions } from './change-view.ts';
 import { metadata } from './index.ts';
-import type { ChangesSnapshot } from './snapshot.ts';
+import type { ChangesSnapshot } from './person/snapshot.ts';
 
 /** The events the widget follows: every transition of a change. */
 export const CHANGE_EVENTS = [

@@ -12,7 +12,7 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolExecutor, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
-import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
+import { compileInputSchema } from '../../src/kernel/json-schema/tool-schema.ts';
 import type { ModuleParts, ToolCallContext } from '../../src/kernel/upgrade.ts';
 import type { PyodideRuntimeApi } from '../pyodide-runtime/contract.ts';
 import type { PythonToolApi } from '../python-tool/python-tool-types.ts';

@@ -8,7 +8,7 @@ import { ArmatureError } from '../../src/kernel/errors.ts';
 import { kebabCase } from '../../src/contracts/made-names.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { namespaceOfTool } from '../../src/kernel/namespaces.ts';
-import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
+import { compileInputSchema } from '../../src/kernel/json-schema/tool-schema.ts';
 
 /** Id of the upgrade that runs agent-made tools (their declarations' `module`). */
 export const MADE_TOOLS_ID = 'MadeTools';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
+import { compileInputSchema } from '../../src/kernel/json-schema/tool-schema.ts';
 import { runToolTests, sameValue } from './tool-tests.ts';
 
 const validator = compileInputSchema({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false });

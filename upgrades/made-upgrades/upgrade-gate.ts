@@ -11,7 +11,7 @@ import { describeError, toErrorInfo, type ErrorInfo } from '../../src/kernel/err
 import { didYouMean, MADE_UPGRADE_ID_RULE, nearMadeUpgrades } from '../../src/contracts/made-names.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
 import { judge } from '../../src/contracts/test-expectations.ts';
-import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
+import { compileInputSchema } from '../../src/kernel/json-schema/tool-schema.ts';
 import type { BlueprintRegistryApi } from '../blueprints/contract.ts';
 import type { UpgradeInstance } from './upgrade-instance.ts';
 import { fullToolName, staticProblems, type MadeUpgradeContent } from './upgrade-spec.ts';

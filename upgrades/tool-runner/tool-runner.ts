@@ -6,7 +6,7 @@ import { formatJsonPath, isValidToolName, type Persona, type ToolDeclaration } f
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import { personaAllows } from '../../src/kernel/allow-list.ts';
 import { closest } from '../../src/kernel/suggest.ts';
-import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
+import { compileInputSchema } from '../../src/kernel/json-schema/tool-schema.ts';
 import { isPersonCaller, PERSON_ONLY_HINT, type ExecuteOptions, type ToolExecutor, type ToolResult, type ToolRunnerApi, type ToolStats } from '../../src/kernel/tool-contract.ts';
 
 /** Options of {@link createToolRunner}. */

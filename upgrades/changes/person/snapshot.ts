@@ -1,5 +1,5 @@
-import type { ChangeKind, ChangesApi, ChangeStatus } from '../../src/contracts/change-contract.ts';
-import type { ErrorInfo } from '../../src/kernel/errors.ts';
+import type { ChangeKind, ChangesApi, ChangeStatus } from '../../../src/contracts/change-contract.ts';
+import type { ErrorInfo } from '../../../src/kernel/errors.ts';
 
 /** How many versions in force, and load failures, the snapshot lists. */
 const MAX_LISTED = 100;

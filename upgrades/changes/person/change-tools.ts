@@ -5,10 +5,10 @@
  * only for the dashboard (`ui`) and the command line (`cli`), and no agent, MCP client or Python
  * is ever offered them. The change path refuses an agent's approval on its own as well.
  */
-import { quote } from '../../src/kernel/bounded.ts';
-import { CHANGE_KINDS, type ChangeKind, type ChangePresentation, type ChangeRecord, type ChangesApi, type ChangeStatus } from '../../src/contracts/change-contract.ts';
-import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
+import { quote } from '../../../src/kernel/bounded.ts';
+import { CHANGE_KINDS, type ChangeKind, type ChangePresentation, type ChangeRecord, type ChangesApi, type ChangeStatus } from '../../../src/contracts/change-contract.ts';
+import { ArmatureError } from '../../../src/kernel/errors.ts';
+import type { ToolCallContext, ToolHandler } from '../../../src/kernel/upgrade.ts';
 
 /** What a person may do with a change now, as the dashboard offers it. */
 export type ChangeAction = 'approve' | 'reject' | 'rollback' | 'retire';

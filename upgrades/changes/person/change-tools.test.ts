@@ -2,15 +2,15 @@
 // project's own declarations (modules/*.json) and the change store in memory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangeKindHandler, ChangeRecord } from '../../src/contracts/change-contract.ts';
-import { createEventBus } from '../../src/kernel/event-bus.ts';
-import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import { readManifests } from '../../src/kernel/manifests.ts';
-import { nodeProjectFiles, projectRoot } from '../../src/platform/node.ts';
-import { memoryShared } from '../../src/platform/memory-shared-store.ts';
-import { createToolRunner } from '../tool-runner/tool-runner.ts';
+import type { ChangeKindHandler, ChangeRecord } from '../../../src/contracts/change-contract.ts';
+import { createEventBus } from '../../../src/kernel/event-bus.ts';
+import type { Persona } from '../../../src/kernel/manifest-schemas.ts';
+import { readManifests } from '../../../src/kernel/manifests.ts';
+import { nodeProjectFiles, projectRoot } from '../../../src/platform/node.ts';
+import { memoryShared } from '../../../src/platform/memory-shared-store.ts';
+import { createToolRunner } from '../../tool-runner/tool-runner.ts';
 import { changeTools, type ListedChange } from './change-tools.ts';
-import { createChanges } from './changes.ts';
+import { createChanges } from '../changes.ts';
 
 interface Note {
   name: string;

@@ -41,7 +41,11 @@ export class StatusController<S> implements ReactiveController {
     this.hostDisconnected();
     this.key = { view: t.view, id: t.moduleId };
     this.current = t.view.status<S>(t.moduleId);
-    this.subscription = t.view.events.on('module:status', (p) => {
+    // The view's own system's snapshots only: an attached view also delivers other processes'
+    // module:status records (tagged with their process), which are not this card's module.
+    this.subscription = t.view.events.onAny((r) => {
+      if (r.type !== 'module:status' || r.process !== undefined) return;
+      const p = r.payload as { id: string; status: unknown };
       if (p.id !== t.moduleId) return;
       this.current = p.status as S;
       this.host.requestUpdate();

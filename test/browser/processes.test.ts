@@ -74,6 +74,9 @@ describe('a dashboard attached to a data folder', () => {
     await until('the live text and stdout', () => textOf(transcript()).includes('I will add them in Python.') && (shadow(transcript())?.querySelector('.output')?.textContent ?? '') === '3\n');
     expect(textOf(transcript())).to.contain('Sum the numbers');
     expect(textOf(transcript())).not.to.contain('not this run');
+    // One turn: the record that started the run is applied once (it is in the history the panel reads too).
+    expect(shadow(transcript())!.querySelectorAll('.turn').length).to.equal(1);
+    expect(textOf(transcript())).not.to.contain('interrupted');
     expect(shadow(panel)!.querySelector('.where')!.textContent).to.contain(`Run ${RUN} in process p-2 (agent, pid 4242)`);
     const stop = shadow(panel)!.querySelector<HTMLButtonElement>('[data-control=stop]')!;
     expect(stop.disabled).to.equal(false);
@@ -85,6 +88,20 @@ describe('a dashboard attached to a data folder', () => {
     await until('the stopped run', () => textOf(transcript()).includes('■ stopped'));
     // A run of another process is watched here, not continued: the goal box starts a run of this system.
     expect(shadow(panel)!.querySelector('label.goal-label')!.textContent).to.equal('Goal');
+    dash.remove();
+  });
+
+  it('a card renders its own system\'s snapshot, not one another process reports for a module of the same id', async () => {
+    const { view, dash } = await attachedDashboard();
+    const panel = dash.shadowRoot!.querySelector('agent-widget')!;
+    const primary = () => shadow(panel)!.querySelector('.metrics .primary')?.textContent;
+    await until('the card', () => primary() === '0 runs');
+    view.emit('module:status', { id: 'Agent', status: agentSnapshot([RUN]) }, 'p-2');
+    view.setStatus('Workspace', { files: [] });
+    await (panel as unknown as { updateComplete: Promise<void> }).updateComplete;
+    expect(primary(), 'p-2 runs a run; this system does not').to.equal('0 runs');
+    view.setStatus('Agent', agentSnapshot([RUN]));
+    await until('its own snapshot', () => primary() === 'running');
     dash.remove();
   });
 

@@ -1,9 +1,10 @@
-// #29 end to end, as the dashboard's wire sees it: a dashboard server attached to a Node system on
-// a temp data folder, and real CLI processes on the same folder — `armature agent` against the
-// scripted OpenAI-compatible server (a Python run, then a Python tool made: pending), `armature
-// approve` in a third process, an agent killed mid-run, `armature mcp --http` serving an MCP
-// client's Python runs. A remote view (the page's own code, here in Node) receives all of it live,
-// each record tagged with its process.
+// #29 end to end: `armature start` on a temp data folder (the dashboard attached to the Node system
+// it boots), and real CLI processes on the same folder — `armature agent` against the scripted
+// OpenAI-compatible server (a Python run, then a Python tool made: pending), `armature approve` in
+// a third process, an agent whose pending tool a person approves on the page (in Chromium) while
+// the agent waits for it, an agent killed mid-run, `armature mcp --http` serving an MCP client's
+// Python runs. A remote view (the page's own code, here in Node) receives all of it live, each
+// record tagged with its process; one Chromium page shows it as a person sees it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,34 +12,66 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { boot, type ArmatureSystem } from '../../src/kernel/boot/boot.ts';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
 import type { AnyEventRecord } from '../../src/kernel/event-bus.ts';
 import type { ChangeRecord } from '../../src/contracts/change-contract.ts';
-import { startServer, type RunningServer } from '../../src/server/serve.ts';
 import { remoteView, type RemoteSystemView } from '../../src/view/remote-view.ts';
-import { WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
+import { artifacts } from '../helpers/dashboard-stack.ts';
+import { DashboardDriver, launchChromium } from '../helpers/dashboard-driver.ts';
+import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
 import { bin, runCli } from '../helpers/run-cli.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { until } from '../helpers/until.ts';
 
 const data = tempDir('watch-processes');
-let sys: ArmatureSystem;
-let server: RunningServer;
+/** `armature start` (attached), and the URL it printed (with its token). */
+let dashboard: ChildProcess;
+let url: URL;
 let view: RemoteSystemView;
+let browser: Browser;
+let page: Page;
 let model: ScriptedModelServer;
 let hanging: Server;
 const seen: AnyEventRecord[] = [];
 const children: ChildProcess[] = [];
 
 const cli = (...args: string[]) => runCli([...args, '--data', data], data);
+/** Text of the dashboard's first `tag`, shadow roots included. Plain source: the TypeScript loader's helpers do not exist in the page. */
+const deepText = (tag: string) =>
+  page.evaluate(`(() => {
+    const deep = (n) => (n.nodeType === 3 ? n.textContent || '' : [...(n.shadowRoot || n).childNodes].map(deep).join(' '));
+    const dash = document.querySelector('armature-dashboard');
+    const el = dash && dash.shadowRoot && dash.shadowRoot.querySelector(${JSON.stringify(tag)});
+    return el ? deep(el).replace(/\\s+/g, ' ') : '';
+  })()`) as Promise<string>;
+
 /** Records of `type` from `process` (any other process when omitted). */
 const from = (type: string, process?: string) => seen.filter((r) => r.type === type && (process ? r.process === process : r.process !== undefined));
 
 before(async () => {
-  sys = await boot({ persona: 'default', dataDir: data, journal: { command: 'start' } });
-  server = await startServer({ system: sys, port: 0, outDir: tempDir('watch-dist'), html: '<!doctype html><title>dashboard</title>' });
-  view = await remoteView({ baseUrl: server.origin, token: server.token });
+  // From the checkout, armature start builds the dashboard first; the URL comes once it serves.
+  dashboard = spawn(process.execPath, [bin, 'start', '--port', '0', '--data', data], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(dashboard);
+  url = new URL(
+    await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`armature start printed no URL in 120 s: ${out}`)), 120_000);
+      dashboard.stderr!.on('data', (d: Buffer) => (out += d));
+      dashboard.once('exit', (code) => reject(new Error(`armature start exited with ${code}: ${out}`)));
+      dashboard.stdout!.on('data', (d: Buffer) => {
+        out += d;
+        const m = /Armature dashboard: (http:\/\/\S+)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+    }),
+  );
+  view = await remoteView({ baseUrl: url.origin, token: url.searchParams.get('token')! });
   view.events.onAny((r) => void seen.push(r));
   model = await startScriptedModelServer();
   hanging = createServer(() => undefined);
@@ -46,10 +79,9 @@ before(async () => {
 });
 
 after(async () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await browser?.close();
   view?.close();
-  await server?.close();
-  await sys?.dispose();
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await model?.close();
   hanging?.closeAllConnections();
   await new Promise((r) => hanging?.close(r));
@@ -98,6 +130,53 @@ test('armature approve in a third process: the approval reaches the view within 
   assert.equal(JSON.parse(call.out).value, 4);
 });
 
+test('on the page in Chromium: another process\'s run shows live with its process; Approve there reaches the agent still waiting for its tool', async () => {
+  // The agent makes a tool (pending), then polls for it from Python until a person approves it.
+  const poll = ['import time', 'for i in range(600):', '    try:', '        slug = call_tool("made.slugify", {"title": "Approved On The Page"})', '        break', '    except Exception:', '        time.sleep(0.2)', 'print("slug:", slug)', 'slug'].join('\n');
+  model.model.setScript([
+    { text: 'I will make a slug tool.', toolCalls: [{ id: 'make', name: 'create_tool', args: SLUGIFY }] },
+    { text: 'Waiting for a person to approve it.', toolCalls: [{ id: 'wait', name: 'execute_python', args: { code: poll } }] },
+    { text: 'Approved and used.' },
+  ]);
+  browser = await launchChromium();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 1000 });
+  const d = new DashboardDriver(page, () => deepText('agent-widget'));
+  await page.goto(url.href, { waitUntil: 'load' });
+  await page.waitForFunction(() => !!(window as unknown as { armatureView?: unknown }).armatureView, { timeout: 60_000 });
+  assert.equal(await page.evaluate(() => document.querySelector('meta[name="armature-mode"]')?.getAttribute('content')), 'attached');
+  // The processes before this one are on the Processes card already (the CLI commands of the tests above, ended).
+  await d.waitFor('the Processes card', async () => /approve/.test(await deepText('processes-card')));
+
+  const goal = 'Make a slug tool and use it once it is approved';
+  const agent = runCli(['agent', '--model', 'openai-compatible:scripted', '--base-url', model.baseURL, '--json', goal, '--data', data], data);
+  await d.waitFor('the run live in the agent panel, with its process', async () => {
+    const panel = await deepText('agent-widget');
+    return panel.includes(goal) && /in process \S+ \(agent, pid \d+\)/.test(panel) && panel.includes('Waiting for a person to approve it.');
+  });
+  const pending = from('change:pending').map((e) => (e.payload as { change: ChangeRecord }).change).find((c) => c.target === 'made.slugify')!;
+  assert.ok(pending, 'the pending change reached the view');
+  await d.waitFor('the pending change on the Changes card', async () => (await d.statusOf(pending.id)) === 'pending');
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, 'watch-attached.png'), fullPage: true });
+  await d.press(pending.id, 'approve');
+  // The agent process, still running, finds the tool in force and finishes.
+  const r = await agent;
+  assert.equal(r.code, 0, r.err);
+  const result = JSON.parse(r.out) as { answer?: string; toolCalls: { name: string; ok: boolean }[] };
+  assert.equal(result.answer, 'Approved and used.');
+  await d.waitFor('the card to show it in force', async () => (await d.statusOf(pending.id)) === 'active');
+  const stdout = from('python:stdout').map((e) => (e.payload as { chunk: string }).chunk).join('');
+  assert.match(stdout, /slug: approved-on-the-page/);
+  // Approved as the person at the page.
+  const activated = seen.find((e) => e.type === 'change:activated' && (e.payload as { change: ChangeRecord }).change.id === pending.id)!;
+  assert.equal((activated.payload as { change: ChangeRecord }).change.approver, 'ui');
+  await d.waitFor('the run answered on the page', async () => (await deepText('agent-widget')).includes('Approved and used.'));
+  const panel = await deepText('agent-widget');
+  assert.equal(panel.split(`You: ${goal}`).length, 2, `the run's goal shows once: ${panel}`);
+  assert.doesNotMatch(panel, /interrupted/);
+});
+
 test('an agent killed mid-run shows its process crashed, its run never finished', async () => {
   const agent = spawn(process.execPath, [bin, 'agent', '--model', 'openai-compatible:hang', '--base-url', `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/v1`, '--data', data, 'wait forever'], {
     cwd: data,
@@ -105,8 +184,9 @@ test('an agent killed mid-run shows its process crashed, its run never finished'
     stdio: 'ignore',
   });
   children.push(agent);
-  await until('the run on the view', () => from('agent:run-started').length === 2, 60_000);
-  const started = from('agent:run-started')[1]!;
+  const runs = from('agent:run-started').length;
+  await until('the run on the view', () => from('agent:run-started').length === runs + 1, 60_000);
+  const started = from('agent:run-started')[runs]!;
   agent.kill('SIGKILL');
   await until('the process to end', () => seen.some((e) => e.type === 'process:ended' && (e.payload as { process: { id: string } }).process.id === started.process), 10_000);
   const ended = seen.find((e) => e.type === 'process:ended' && (e.payload as { process: { id: string } }).process.id === started.process)!.payload as { reason: string };

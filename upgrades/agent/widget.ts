@@ -97,8 +97,12 @@ export class AgentWidget extends ModuleWidget<AgentSnapshot> {
     if (r.type === 'agent:run-started') {
       const p = r.payload as { runId: string; continued: boolean };
       // A run started here or elsewhere (another process, another page): follow it, unless the
-      // person watches a run that is still going.
-      if (this.shown?.runId !== p.runId && !this.shown?.running && this.loadingRun !== p.runId) void this.follow(p.runId, p.continued, r.process);
+      // person watches a run that is still going. Following applies this record too.
+      if (this.shown?.runId !== p.runId && !this.shown?.running && this.loadingRun !== p.runId) {
+        void this.follow(p.runId, p.continued, r.process, r);
+        void this.past.refresh();
+        return;
+      }
     }
     if (r.payload && (r.payload as { runId?: string }).runId === this.loadingRun) return;
     if (this.shown && applyEvent(this.shown, r)) this.version++;
@@ -109,7 +113,7 @@ export class AgentWidget extends ModuleWidget<AgentSnapshot> {
    * Shows run `runId` as it goes: its earlier turns from its transcript (a follow-up's), then this
    * turn's events from the history, then the live ones.
    */
-  private async follow(runId: string, continued: boolean, process: string | undefined): Promise<void> {
+  private async follow(runId: string, continued: boolean, process: string | undefined, started: EventRecord): Promise<void> {
     let prior: TranscriptEntry[] = [];
     if (continued) {
       this.loadingRun = runId;
@@ -122,7 +126,9 @@ export class AgentWidget extends ModuleWidget<AgentSnapshot> {
     const shown: Shown = { ...(continued ? viewFromTranscript(runId, prior) : emptyView(runId)), ...(process ? { process } : {}) };
     const history = this.feed?.history(VIEW_EVENTS) ?? [];
     const from = history.findLastIndex((e) => e.type === 'agent:run-started' && (e.payload as { runId: string }).runId === runId);
-    for (const e of from >= 0 ? history.slice(from) : []) applyEvent(shown, e as EventRecord);
+    // The history holds this turn's records from its start (the record that started it included);
+    // without a history, that record alone.
+    for (const e of from >= 0 ? history.slice(from) : [started]) applyEvent(shown, e as EventRecord);
     this.loadingRun = undefined;
     this.shown = shown;
     this.version++;

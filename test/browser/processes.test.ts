@@ -96,7 +96,7 @@ describe('a dashboard attached to a data folder', () => {
     const panel = dash.shadowRoot!.querySelector('agent-widget')!;
     const primary = () => shadow(panel)!.querySelector('.metrics .primary')?.textContent;
     await until('the card', () => primary() === '0 runs');
-    view.emit('module:status', { id: 'Agent', status: agentSnapshot([RUN]) }, 'p-2');
+    view.emit('module:status', { id: 'Agent', status: agentSnapshot([RUN]) as never }, 'p-2');
     view.setStatus('Workspace', { files: [] });
     await (panel as unknown as { updateComplete: Promise<void> }).updateComplete;
     expect(primary(), 'p-2 runs a run; this system does not').to.equal('0 runs');

@@ -35,6 +35,8 @@ export class PastRuns {
   private fetched: RunSummary[] | undefined;
   private cursor: string | undefined;
   private reading = false;
+  /** A first page asked for while a read was under way (its size). */
+  private again: number | undefined;
 
   constructor(private readonly host: ReactiveControllerHost, private readonly view: () => SystemView | undefined) {}
 
@@ -67,7 +69,12 @@ export class PastRuns {
 
   private async read(cursor: string | undefined, limit: number, append = false): Promise<void> {
     const view = this.view();
-    if (!view || this.reading) return;
+    if (!view) return;
+    // One read at a time; a first page asked for meanwhile is read after it (the newest state wins).
+    if (this.reading) {
+      if (!append) this.again = limit;
+      return;
+    }
     this.reading = true;
     try {
       const args = { limit: Math.min(200, limit), ...(cursor ? { cursor } : {}), ...(this.filter.status ? { status: this.filter.status } : {}), ...(this.filter.process ? { process: this.filter.process } : {}) };
@@ -80,6 +87,9 @@ export class PastRuns {
     } finally {
       this.reading = false;
       this.host.requestUpdate();
+      const again = this.again;
+      this.again = undefined;
+      if (again !== undefined) void this.read(undefined, again);
     }
   }
 

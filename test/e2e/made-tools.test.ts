@@ -206,7 +206,9 @@ test('through the agent\'s scripted model: it creates a tool and calls it from P
   assert.deepEqual((run.toolCalls[1]!.result as { value: { value: unknown } }).value.value, [3, 'by-the-agent']);
   const changes = await sys.resolve<ChangesApi>('Changes');
   const record = changes.get(made.value.change)!;
-  assert.deepEqual(record.caller, { persona: 'maker', run: run.runId, via: 'agent' });
+  // A system booted on a data folder is a process there (its journal's id), and its changes say so.
+  assert.ok(sys.process, 'boot() on a data folder keeps a journal');
+  assert.deepEqual(record.caller, { persona: 'maker', run: run.runId, via: 'agent', process: sys.process.id });
   assert.equal(record.reason, WORD_COUNT.reason);
   // No tool approves: the agent has none to call, and the API refuses anyone but a person.
   assert.ok(!sys.tools.getToolDeclarations().some((d) => /approve|reject/.test(d.name)));

@@ -3,7 +3,7 @@
 // transcript streaming with Python output under its call, the result file in the workspace widget.
 import { expect } from 'chai';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
-import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { createBrowserPlatform } from '../../src/platform/browser/browser.ts';
 import '../../src/widgets/dashboard.ts';
 import type { ArmatureDashboard } from '../../src/widgets/dashboard.ts';
 import { browserKeyName } from '../../upgrades/agent/keys.ts';

@@ -5,7 +5,7 @@ import { loadPersona, type ModuleReport, type UpgradeImporter } from './loader.t
 import { findPersona, readManifests, reservedEventPrefixes, type Manifests } from '../manifests.ts';
 import type { Persona } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
-import { defaultPlatform } from '../../platform/detect.ts';
+import { defaultPlatform } from '../../platform/default/default-platform.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { ArmatureServices, ServiceId } from '../services.ts';
 import { checkConfigIds, type ArmatureConfig, type BootConfig } from '../config-schema.ts';

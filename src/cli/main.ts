@@ -16,7 +16,8 @@ import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-co
 import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
-import { processIo, table, type CliIo } from './cli-io.ts';
+import { processIo, table, terminalIo, type CliIo } from './cli-io.ts';
+import { guardConsole } from './terminal-text.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -101,8 +102,22 @@ function didYouMean(value: string, names: readonly string[]): string {
   return near.length ? `; did you mean ${near.map((n) => quote(n)).join(' or ')}?` : '';
 }
 
-/** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
+/**
+ * Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. What it
+ * prints — its own text, an agent's, a model's or Python's, and what upgrades log with `console`
+ * meanwhile — reaches `io` with control characters shown, not obeyed (`terminal-text.ts`).
+ */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const safe = terminalIo(io);
+  const restoreConsole = guardConsole(safe);
+  try {
+    return await command(argv, safe);
+  } finally {
+    restoreConsole();
+  }
+}
+
+async function command(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -270,7 +285,7 @@ async function runPython(sys: ArmatureSystem, rest: string[], values: { code?: s
       if (!io.isTTY || values.json) return;
       const width = 30;
       const filled = Math.round((p.percent / 100) * width);
-      io.write('stderr', `\r${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.round(p.percent)).padStart(3)}% ${p.stage.padEnd(8)}${p.stage === 'ready' ? '\n' : ''}`);
+      (io.control ?? io.write)('stderr', `\r${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.round(p.percent)).padStart(3)}% ${p.stage.padEnd(8)}${p.stage === 'ready' ? '\n' : ''}`);
     }),
   ];
   if (!values.json) {

@@ -14,7 +14,7 @@ import { UsageError } from './usage-error.ts';
 import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
 import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
 import { agentChangeLines } from './safe-mode.ts';
-import { checkOptionScope } from './option-scope.ts';
+import { checkOptionScope, initTimeoutOption } from './option-scope.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { processIo, table, terminalIo, type CliIo } from './cli-io.ts';
 import { guardConsole } from './terminal-text.ts';
@@ -49,6 +49,8 @@ Options:
   --timeout MS   run: stop Python after MS milliseconds (default 30000)
   --safe         boot only what the persona file in modules/ names: no agent-made tool, upgrade
                  or persona overlay is loaded (any command); boot lists them for review
+  --init-timeout MS  how long each upgrade's init may take at boot before it is marked failed and
+                 the boot goes on (default 2000; any command but start)
   --no-snapshot  start Python anew, without reading or writing the start-up snapshot
                  (kept in DIR/cache/pyodide-snapshot/; in the browser, in Cache Storage)
   --stats        prompt: compare its size with the full JSON schemas of the same tools
@@ -84,6 +86,7 @@ const OPTIONS = {
   'max-steps': { type: 'string' },
   'no-snapshot': { type: 'boolean', default: false },
   safe: { type: 'boolean', default: false },
+  'init-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -157,8 +160,10 @@ async function command(argv: readonly string[], io: CliIo): Promise<number> {
     return 2;
   }
   let mcpServers: McpServers | undefined;
+  let initTimeoutMs: number | undefined;
   try {
     checkOptionScope(command, values);
+    initTimeoutMs = initTimeoutOption(values['init-timeout']);
     if (values['mcp-config'] !== undefined) mcpServers = await readMcpConfig(values['mcp-config']);
     if (values.strict && values.format === undefined) throw new UsageError('--strict applies to tools --format: add --format NAME');
   } catch (e) {
@@ -192,6 +197,7 @@ async function command(argv: readonly string[], io: CliIo): Promise<number> {
       persona: values.persona,
       platform: await defaultPlatform({ dataDir: values.data }),
       safe: values.safe,
+      ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
       config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
   } catch (e) {

@@ -21,8 +21,12 @@ const SCOPES: readonly { option: string; flag: string; commands: readonly string
   { option: 'model', flag: '--model', commands: ['agent'], where: 'agent' },
   { option: 'base-url', flag: '--base-url', commands: ['agent'], where: 'agent' },
   { option: 'max-steps', flag: '--max-steps', commands: ['agent'], where: 'agent' },
+  { option: 'continue', flag: '--continue', commands: ['agent'], where: 'agent' },
+  { option: 'record', flag: '--record', commands: ['agent'], where: 'agent' },
+  { option: 'replay', flag: '--replay', commands: ['agent'], where: 'agent' },
+  { option: 'approve', flag: '--approve', commands: ['agent'], where: 'agent --replay' },
   // The dashboard boots in the page, which takes no init limit from the command line.
-  { option: 'init-timeout', flag: '--init-timeout', commands: ['boot', 'tools', 'call', 'run', 'prompt', 'mcp', 'agent', 'changes', 'approve', 'reject'], where: 'every command but start' },
+  { option: 'init-timeout', flag: '--init-timeout', commands: ['boot', 'tools', 'call', 'run', 'prompt', 'mcp', 'agent', 'runs', 'changes', 'approve', 'reject'], where: 'every command but start and init' },
 ];
 
 /** Throws a {@link UsageError} for the first option given to a command it does not apply to. */

@@ -5,6 +5,9 @@ import { errorLine } from '../../src/kernel/errors.ts';
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import { createToolRunner } from './tool-runner.ts';
 
+/** Its options' schema: boot checks `config.ToolRunner` against it (docs/configuration.md lists them). */
+export { ToolRunnerConfigSchema as configSchema } from './config.ts';
+
 /** ToolRunner: the one place every tool call goes through. */
 export const metadata: UpgradeMetadata = {
   id: 'ToolRunner',

@@ -81,3 +81,39 @@ test('armature agent: streamed model text, tool lines, Python output and errors 
   const run = JSON.parse(json.out) as { answer: string };
   assert.equal(run.answer, 'Done \u001b]8;;https://evil.example\u0007link\u001b]8;;\u0007.');
 });
+
+test('armature runs, runs show, agent --continue and a replay of a recording show what the model and Python wrote, inert', async () => {
+  const TITLE = '\u001b]0;owned\u0007';
+  server.model.setScript([
+    { text: ['Start \u001b[1A', `\u001b[2K✓ approved${TITLE}`], toolCalls: [{ name: 'execute_python', args: { code: 'print("\\x1b]52;c;cHduZWQ=\\x07 \\x9b2J")' } }] },
+    { text: ['Done \u001b[2J', '.'] },
+  ]);
+  const args = ['--model', 'openai-compatible:scripted', '--base-url', server.baseURL, '--data', data];
+  const first = await runCli(['agent', ...args, '--json', '--record', 'inert.jsonl', `goal ${TITLE}`], data);
+  assert.equal(first.code, 0, first.err);
+  const { runId } = JSON.parse(first.out) as { runId: string };
+
+  const runs = await runCli(['runs', '--data', data], data);
+  assert.equal(runs.code, 0, runs.err);
+  assertInert(runs.out + runs.err, 'runs');
+  assert.match(runs.out, new RegExp(`${runId} .*goal \\\\x1b\\]0;owned\\\\x07`));
+
+  const shown = await runCli(['runs', 'show', runId, '--data', data], data);
+  assert.equal(shown.code, 0, shown.err);
+  assertInert(shown.out + shown.err, 'runs show');
+  assert.match(shown.out, /Start \\x1b\[1A\\x1b\[2K✓ approved\\x1b\]0;owned\\x07/);
+  assert.match(shown.out, /│ \\x1b\]52;c;cHduZWQ=\\x07 \\u009b2J/);
+
+  server.model.setScript([{ text: ['Again \u001b]8;;https://evil.example\u0007', 'link\u009b2J'] }]);
+  const more = await runCli(['agent', ...args, '--continue', runId, 'more'], data);
+  assert.equal(more.code, 0, more.err);
+  assertInert(more.out + more.err, 'agent --continue');
+  assert.match(more.out, /Again \\x1b\]8;;https:\/\/evil\.example\\x07link\\u009b2J/);
+
+  const replayed = await runCli(['agent', '--replay', 'inert.jsonl', '--data', data], data);
+  assert.equal(replayed.code, 0, replayed.err);
+  assertInert(replayed.out + replayed.err, 'agent --replay');
+  assert.match(replayed.err, /You: goal \\x1b\]0;owned\\x07/);
+  assert.match(replayed.out, /Done \\x1b\[2J\./);
+  assert.match(replayed.err, /│ \\x1b\]52;c;cHduZWQ=\\x07 \\u009b2J/);
+});

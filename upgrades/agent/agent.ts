@@ -172,6 +172,7 @@ export function createAgent(options: AgentOptions): AgentApi {
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(opts.record ? { record: opts.record } : {}),
       mask: (v) => redactDeep(v, secrets),
+      maskStream: () => new StreamRedactor(secrets),
       step: () => step,
       notes,
     });

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import * as esbuild from 'esbuild';
 import type { Browser } from 'puppeteer-core';
 import { checkoutRoot as root, devDependencyVersion, packAndInstall, runSync as run, type PackedInstall } from '../helpers/packed-install.ts';
@@ -40,13 +41,18 @@ function snapshot(dir: string): Map<string, string> {
 
 /** Starts `cmd`, resolves with the child once a stdout line matches `ready` (and that match). */
 function startUntil(cmd: string, args: string[], cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
-  const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env } });
+  // Colours off, and any that come anyway stripped: vite paints the port apart from the host.
+  const child = spawn(cmd, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env } });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${cmd} ${args.join(' ')} printed no line matching ${ready} within 120 s:\n${output}`)), 120_000);
+    const timer = setTimeout(() => {
+      // A child that never got ready is stopped here: left running, it would keep this file's process alive.
+      child.kill('SIGKILL');
+      reject(new Error(`${cmd} ${args.join(' ')} printed no line matching ${ready} within 120 s:\n${output}`));
+    }, 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = ready.exec(output);
+      const match = ready.exec(stripVTControlCharacters(output));
       if (match) {
         clearTimeout(timer);
         resolve({ child, match, output: () => output });

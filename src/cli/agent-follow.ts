@@ -5,7 +5,7 @@
  * ({@link terminalText}; `main` passes every write through it as well).
  */
 import { oneLine } from '../kernel/bounded.ts';
-import { terminalText } from './terminal-text.ts';
+import { terminalText } from './terminal/terminal-text.ts';
 import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { changeOutcomeOf } from '../contracts/change-answer.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';

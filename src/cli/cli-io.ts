@@ -1,4 +1,4 @@
-import { terminalText } from './terminal-text.ts';
+import { terminalText } from './terminal/terminal-text.ts';
 
 /**
  * How the command line writes: its two streams behind one small interface (tests pass their own),

@@ -26,7 +26,7 @@ import { missingUpgrade } from './needed-upgrade.ts';
 import { runInitCommand } from './init-command.ts';
 import { rootOption } from './root-option.ts';
 import { processIo, table, terminalIo, type CliIo } from './cli-io.ts';
-import { guardConsole } from './terminal-text.ts';
+import { guardConsole } from './terminal/terminal-text.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -128,7 +128,7 @@ function didYouMean(value: string, names: readonly string[]): string {
 /**
  * Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. What it
  * prints — its own text, an agent's, a model's or Python's, and what upgrades log with `console`
- * meanwhile — reaches `io` with control characters shown, not obeyed (`terminal-text.ts`).
+ * meanwhile — reaches `io` with control characters shown, not obeyed (`terminal/terminal-text.ts`).
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const safe = terminalIo(io);

@@ -9,7 +9,7 @@ import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import type { AgentApi, RunSummary, TranscriptEntry } from '../contracts/agent-contract.ts';
 import { toolFinishedLine } from './agent-follow.ts';
 import { table, type CliIo } from './cli-io.ts';
-import { terminalText } from './terminal-text.ts';
+import { terminalText } from './terminal/terminal-text.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { UsageError } from './usage-error.ts';
 

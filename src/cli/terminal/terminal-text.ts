@@ -3,7 +3,7 @@
  * never obeyed. A terminal acts on escape sequences in what it is sent — `\x1b[1A\x1b[2K` rewrites
  * the line above (a fake "approved by a person"), OSC 0 sets the window title, OSC 8 makes links,
  * OSC 52 writes the clipboard — so every byte the CLI prints goes through {@link terminalText}:
- * the commands write through `terminalIo` (`cli-io.ts`), and what upgrades log with `console` goes
+ * the commands write through `terminalIo` (`../cli-io.ts`), and what upgrades log with `console` goes
  * through {@link guardConsole}. A command that prints in another way calls {@link terminalText} itself.
  */
 import { Console } from 'node:console';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { guardConsole, terminalText } from './terminal-text.ts';
-import { table, terminalIo, type CliIo } from './cli-io.ts';
+import { table, terminalIo, type CliIo } from '../cli-io.ts';
 
 /** Any character a terminal acts on, but `\n` and `\t`. */
 // eslint-disable-next-line no-control-regex

@@ -64,7 +64,7 @@ Options:
   --safe         boot only what the persona file in modules/ names: no agent-made tool, upgrade
                  or persona overlay is loaded (any command); boot lists them for review
   --init-timeout MS  how long each upgrade's init may take at boot before it is marked failed and
-                 the boot goes on (default 2000; any command but start)
+                 the boot goes on (default 2000; any command but start and init)
   --no-snapshot  start Python anew, without reading or writing the start-up snapshot
                  (kept in DIR/cache/pyodide-snapshot/; in the browser, in Cache Storage)
   --stats        prompt: compare its size with the full JSON schemas of the same tools

@@ -78,7 +78,8 @@ test('an option given to a command it does not apply to is refused, not ignored'
     [['boot', '--port', '9000'], '--port applies to start and mcp --http, not to boot'],
     [['tools', '--http'], '--http applies to mcp, not to tools'],
     [['boot', '--format', 'openai'], '--format applies to tools, not to boot'],
-    [['start', '--init-timeout', '5000'], '--init-timeout applies to every command but start, not to start'],
+    [['start', '--init-timeout', '5000'], '--init-timeout applies to every command but start and init, not to start'],
+    [['init', 'somewhere', '--init-timeout', '5000'], '--init-timeout applies to every command but start and init, not to init'],
   ] as const) {
     const r = cli(...args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);

@@ -3,7 +3,7 @@
 // (create_blueprint / update_blueprint: 100 targets, N/100 versions each), then its files are
 // copied into the store the dashboard opens. Leaves `window.__bench = { ok, changes, ms }`.
 import { boot } from '../../src/index.ts';
-import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { createBrowserPlatform } from '../../src/platform/browser/browser.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';
 
 const n = Number(new URLSearchParams(location.search).get('changes') ?? '10000');

@@ -1,7 +1,7 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import type { SystemView } from '../view/system-view.ts';
-import { ROOT_MODULES_PATH } from '../platform/browser.ts';
+import { ROOT_MODULES_PATH } from '../platform/browser/browser.ts';
 import type { WidgetContext } from './module-widget.ts';
 import { BusController } from './bus-controller.ts';
 import { StatusController } from './status-controller.ts';

@@ -3,7 +3,7 @@
 // server serves. For widget tests that need a real system behind their view.
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { createBrowserPlatform } from '../../src/platform/browser/browser.ts';
 import type { Platform, SharedStore } from '../../src/platform/platform.ts';
 import { localView } from '../../src/view/local-view.ts';
 import type { SystemView } from '../../src/view/system-view.ts';

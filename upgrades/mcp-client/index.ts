@@ -57,5 +57,7 @@ export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx)
     status: () => mcpClientSnapshot(client.api.listServers()),
     init: () => client.init(),
     dispose: () => client.dispose(),
+    // Its init waits for the servers, each within its own start limit: the boot's init limit would cut them short.
+    ...(client.initTimeoutMs ? { initTimeoutMs: client.initTimeoutMs } : {}),
   };
 };

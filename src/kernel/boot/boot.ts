@@ -5,7 +5,7 @@ import { loadPersona, type ModuleReport, type UpgradeImporter } from './loader.t
 import { findPersona, readManifests, reservedEventPrefixes, type Manifests } from '../manifests.ts';
 import type { Persona } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
-import { defaultPlatform } from '../../platform/detect.ts';
+import { defaultPlatform } from '../../platform/default/default-platform.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { ProcessCommand, ProcessInfo } from '../journal/journal-layout.ts';
 import type { StatusSnapshot } from '../status-snapshot.ts';
@@ -62,6 +62,15 @@ export interface BootOptions {
    * journal (`process.id`) when it keeps one, else none.
    */
   processId?: string;
+  /**
+   * How long each upgrade's `init` may take, in ms — built-in and agent-made alike: past it the
+   * upgrade is marked failed (`INIT_TIMEOUT`, naming the limit and how to raise it) and the boot
+   * goes on. An upgrade whose init waits on work with limits of its own (the McpClient's servers)
+   * asks for more itself. Default: 2000.
+   */
+  initTimeoutMs?: number;
+  /** The same for one upgrade, by id (`McpClient`, or an agent-made one's part, `upgrade:notes-index`); wins over what it asks. Default: none. */
+  initTimeouts?: Readonly<Record<string, number>>;
 }
 
 /** A booted persona. */
@@ -110,8 +119,9 @@ export interface ArmatureSystem {
 
 /**
  * Boots a persona: reads and validates the manifests, loads its upgrades into a persona scope,
- * and resolves to the running system. Rejects only when the manifests are invalid or the persona
- * does not exist; module failures are reported in `modules` and as `module:failed` events.
+ * and resolves to the running system. Rejects only when the manifests are invalid, the persona
+ * does not exist or the init limits are unusable (`INVALID_CONFIG`); module failures are reported
+ * in `modules` and as `module:failed` events.
  */
 export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   const t0 = performance.now();
@@ -151,6 +161,8 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     importer: options.importer,
     safe,
     ...(processId === undefined ? {} : { processId }),
+    initTimeoutMs: options.initTimeoutMs,
+    initTimeouts: options.initTimeouts,
   });
   const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
   const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);

@@ -7,7 +7,6 @@ import { ArmatureError, describeError } from '../kernel/errors.ts';
 import { MissingPeerError } from '../kernel/optional-peer.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/default/default-platform.ts';
-import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';

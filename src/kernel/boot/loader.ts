@@ -5,7 +5,7 @@ import type { Container } from '../container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
 import { initLimitOf, initLimits, withinInitLimit } from './init-limit.ts';
-import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from '../errors.ts';
+import { ArmatureError, ToolManifestMismatchError } from '../errors.ts';
 import type { EventBus } from '../event-bus.ts';
 import type { Disposable } from '../lifecycle.ts';
 import type { Manifests } from '../manifests.ts';
@@ -15,6 +15,7 @@ import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeInstance, Up
 import type { Platform } from '../../platform/platform.ts';
 import type { StatusSnapshot } from '../status-snapshot.ts';
 import { StatusBoard } from './status-board.ts';
+import { folderOf, widgetModuleOf, type ModuleReport } from './module-report.ts';
 
 /**
  * Imports a module of an upgrade by its path in a `modules/upgrades.json`: its `entry`
@@ -71,40 +72,7 @@ export function notInBundle(error: unknown, path: string): ArmatureError | undef
   );
 }
 
-/** What the loader reports about one module. */
-export interface ModuleReport {
-  id: string;
-  state: 'loaded' | 'failed';
-  /** Import + factory + init, in ms. */
-  durationMs: number;
-  version?: string;
-  category: UpgradeEntry['category'];
-  /** Widget tag from the module's metadata (for a part: the one it reported, if any). */
-  widget: string | null;
-  /** For a part: the name its card shows (e.g. an agent-made upgrade's widget title). Default: its id. */
-  title?: string;
-  /**
-   * The upgrade's folder under `upgrades/` (for a part, its upgrade's), where its `widget.ts` is:
-   * what a dashboard imports the widget from, wherever the system runs.
-   */
-  folder?: string;
-  /**
-   * A root's upgrade (`boot({ root })`): the URL of its widget, a JavaScript module beside its entry
-   * (`widget.js`), which a dashboard imports instead of `upgrades/<folder>/widget.ts`. Default: none
-   * (the package's upgrades).
-   */
-  widgetModule?: string;
-  blueprint: string;
-  error?: ErrorInfo;
-  /** Module whose own failure made this one fail. */
-  rootCause?: string;
-  /**
-   * For a part an upgrade runs itself (e.g. `mcp:memory`, an MCP server of the McpClient): that
-   * upgrade's id. Parts are announced with `module:*` events carrying `parent`; their state can
-   * change after boot (a server dies, is restarted).
-   */
-  parent?: string;
-}
+export type { ModuleReport } from './module-report.ts';
 
 /** Options of {@link loadPersona}. */
 export interface LoadOptions {
@@ -396,15 +364,6 @@ function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {
 }
 
 /** `tool-runner` of `upgrades/tool-runner/index.ts`. */
-function folderOf(entry: string): string {
-  return entry.split('/')[1] ?? entry;
-}
-
-/** A root's upgrade brings its widget as a JavaScript module beside its entry. */
-function widgetModuleOf(entry: { entry: string; base?: string }): { widgetModule?: string } {
-  if (entry.base === undefined) return {};
-  return { widgetModule: new URL(entry.entry.replace(/index(\.m?js|\.ts)$/, 'widget$1').replace(/\.ts$/, '.js'), entry.base).href };
-}
 
 function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();

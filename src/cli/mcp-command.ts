@@ -43,9 +43,14 @@ export interface McpCommandOptions {
 export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, io: CliIo): Promise<number> {
   if (!o.http && (o.port !== undefined || o.host !== undefined || o.allowRemote)) throw new UsageError('--port, --host and --allow-remote apply to mcp --http; stdio needs none of them');
   const v = await version();
+  const { shutdownSignal, graceful } = await import('../mcp/shutdown.ts');
+  // The first SIGINT/SIGTERM closes the sessions (cancelling their runs); the caller then disposes the system.
+  const signal = shutdownSignal();
   if (!o.http) {
     const { serveMcpStdio } = await import('../mcp/stdio.ts');
-    await serveMcpStdio(sys, { version: v });
+    await serveMcpStdio(sys, { version: v, signal });
+    // The client closed stdin (or a signal came): what is left — disposing — must not take long.
+    if (!signal.aborted) graceful(5000, 'stdin closing');
     return 0;
   }
   const port = o.port === undefined ? undefined : Number(o.port);
@@ -61,10 +66,7 @@ export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, i
   }
   io.out(`Armature MCP server (persona ${sys.persona.id}): ${server.url}${token ? ' (bearer token required)' : ''}`);
   io.out('Press Ctrl+C to stop.');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   await server.close();
   return 0;
 }

@@ -30,7 +30,8 @@ Usage:
                                                   run Python headless, streaming its output
   armature prompt [--persona ID] [--stats]        the system-prompt fragment for the persona
   armature mcp [--persona ID]                     serve the persona's tools to MCP clients over stdio
-  armature mcp --http [--port N] [--host H] [--allow-remote]
+  armature mcp --http [--port N] [--host H] [--allow-remote] [--allow-origin O] [--allow-host H]
+                    [--max-sessions N] [--session-timeout MS]
                                                   ... or over streamable HTTP (loopback unless told)
   armature start [--persona ID] [--port N] [--no-snapshot] [--safe]
                                                   the main job: serve the dashboard
@@ -53,7 +54,13 @@ Options:
   --format F     tools: declarations for provider F; --strict: OpenAI/Anthropic strict mode
   --http, --port N, --host H (default 127.0.0.1), --allow-remote
                  mcp: serve over HTTP; a non-loopback host needs --allow-remote and a bearer
-                 token in ARMATURE_MCP_TOKEN (default port 8765)
+                 token of 32+ characters in ARMATURE_MCP_TOKEN (default port 8765)
+  --allow-origin O, --allow-host H (each repeatable)
+                 mcp --http: web origins whose pages may call it (default none: a request with
+                 an Origin header gets 403); Host names it answers to besides loopback and --host
+  --max-sessions N, --session-timeout MS
+                 mcp --http: most live sessions (default 100); a session idle MS ms is closed
+                 and its Python runtime freed (default 1800000)
 ${AGENT_OPTIONS_USAGE}
   --json         machine-readable output
   -h, --help     this help
@@ -77,6 +84,10 @@ const OPTIONS = {
   http: { type: 'boolean', default: false },
   host: { type: 'string' },
   'allow-remote': { type: 'boolean', default: false },
+  'allow-origin': { type: 'string', multiple: true },
+  'allow-host': { type: 'string', multiple: true },
+  'max-sessions': { type: 'string' },
+  'session-timeout': { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'max-steps': { type: 'string' },
@@ -147,7 +158,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     call: (sys) => callTool(sys, rest, io),
     run: (sys) => runPython(sys, rest, values, io),
     prompt: (sys) => printPrompt(sys, values.stats, io),
-    mcp: (sys) => runMcpCommand(sys, { http: values.http, port: values.port, host: values.host, allowRemote: values['allow-remote'] }, io),
+    mcp: (sys) =>
+      runMcpCommand(
+        sys,
+        {
+          http: values.http,
+          port: values.port,
+          host: values.host,
+          allowRemote: values['allow-remote'],
+          allowOrigin: values['allow-origin'],
+          allowHost: values['allow-host'],
+          maxSessions: values['max-sessions'],
+          sessionTimeout: values['session-timeout'],
+        },
+        io,
+      ),
     agent: (sys) => runAgentCommand(sys, agentArgs!, values.json, io),
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };

@@ -31,17 +31,47 @@ async function version(): Promise<string> {
   return pkg.version;
 }
 
-/** Options of `armature mcp`. */
+/** Options of `armature mcp`, as typed. */
 export interface McpCommandOptions {
   http: boolean;
   port?: string;
   host?: string;
   allowRemote: boolean;
+  allowOrigin?: string[];
+  allowHost?: string[];
+  maxSessions?: string;
+  sessionTimeout?: string;
 }
+
+/** The HTTP-only options that were given, by flag. */
+function httpOnlyFlags(o: McpCommandOptions): string[] {
+  const given: [string, unknown][] = [
+    ['--port', o.port],
+    ['--host', o.host],
+    ['--allow-remote', o.allowRemote || undefined],
+    ['--allow-origin', o.allowOrigin],
+    ['--allow-host', o.allowHost],
+    ['--max-sessions', o.maxSessions],
+    ['--session-timeout', o.sessionTimeout],
+  ];
+  return given.filter(([, v]) => v !== undefined).map(([flag]) => flag);
+}
+
+/** A whole number from `min` given for `flag`, or `undefined` when it was not given. */
+function wholeNumber(flag: string, text: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) throw new UsageError(`${flag} takes a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** Values of a repeatable flag, each of which may also list several, comma-separated. */
+const listOf = (values: string[] | undefined) => values?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 
 /** `armature mcp`: serves `sys` until the client goes (stdio) or the process is stopped (HTTP). */
 export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, io: CliIo): Promise<number> {
-  if (!o.http && (o.port !== undefined || o.host !== undefined || o.allowRemote)) throw new UsageError('--port, --host and --allow-remote apply to mcp --http; stdio needs none of them');
+  const httpOnly = httpOnlyFlags(o);
+  if (!o.http && httpOnly.length) throw new UsageError(`${httpOnly.join(', ')} ${httpOnly.length > 1 ? 'apply' : 'applies'} to mcp --http; stdio needs none of them`);
   const v = await version();
   const { shutdownSignal, graceful } = await import('../mcp/shutdown.ts');
   // The first SIGINT/SIGTERM closes the sessions (cancelling their runs); the caller then disposes the system.
@@ -53,16 +83,27 @@ export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, i
     if (!signal.aborted) graceful(5000, 'stdin closing');
     return 0;
   }
-  const port = o.port === undefined ? undefined : Number(o.port);
-  if (o.port !== undefined && (!/^\d+$/.test(o.port) || port! > 65535)) throw new UsageError(`--port takes a whole number from 0 to 65535, got ${JSON.stringify(o.port)}`);
+  const port = wholeNumber('--port', o.port, 0, 65535);
+  const maxSessions = wholeNumber('--max-sessions', o.maxSessions, 1);
+  const sessionTimeoutMs = wholeNumber('--session-timeout', o.sessionTimeout, 1);
   const { serveMcpHttp } = await import('../mcp/http.ts');
   const token = process.env.ARMATURE_MCP_TOKEN || undefined;
   let server;
   try {
-    server = await serveMcpHttp(sys, { version: v, port, host: o.host, allowRemote: o.allowRemote, token });
+    server = await serveMcpHttp(sys, {
+      version: v,
+      port,
+      host: o.host,
+      allowRemote: o.allowRemote,
+      token,
+      allowedOrigins: listOf(o.allowOrigin),
+      allowedHosts: listOf(o.allowHost),
+      maxSessions,
+      sessionTimeoutMs,
+    });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);
-    return /REMOTE|TOKEN/.test((e as { code?: string }).code ?? '') ? 2 : 1;
+    return /REMOTE|TOKEN|ORIGIN/.test((e as { code?: string }).code ?? '') ? 2 : 1;
   }
   io.out(`Armature MCP server (persona ${sys.persona.id}): ${server.url}${token ? ' (bearer token required)' : ''}`);
   io.out('Press Ctrl+C to stop.');

@@ -126,13 +126,16 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
     sys.bus.on('workspace:written', resourcesChanged),
   ];
 
+  let closing: Promise<void> | undefined;
   return {
     server,
-    async close() {
-      clearTimeout(pending);
-      for (const s of subs) s.dispose();
-      await server.close();
-      sys.bus.emit('session:ended', { session });
-    },
+    // Once: the transport's close (a DELETE, an expiry) and the caller's may both ask for it.
+    close: () =>
+      (closing ??= (async () => {
+        clearTimeout(pending);
+        for (const s of subs) s.dispose();
+        await server.close();
+        sys.bus.emit('session:ended', { session });
+      })()),
   };
 }

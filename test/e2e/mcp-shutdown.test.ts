@@ -5,18 +5,16 @@
 // stdout carries only complete messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpChild } from '../helpers/child-stdio.ts';
+import { startMcpHttpChild } from '../helpers/mcp-http-child.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { until } from '../helpers/until.ts';
 
-const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 /**
  * Writes a file through a tool and says so (the output leaves while Python spins), then blocks in C
  * where no interrupt reaches it.
@@ -64,20 +62,15 @@ for (const how of ['stdin closed', 'SIGTERM'] as const) {
 }
 
 test('HTTP: the first SIGTERM mid-run closes the sessions and the process exits by itself with 0', async () => {
-  const child = spawn(process.execPath, [bin, 'mcp', '--http', '--port', '0', '--data', data], { cwd: tempDir('mcp-shutdown-cwd'), stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  await until('the server to print its URL', () => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(out), 60_000);
+  const server = await startMcpHttpChild([], { data });
   const client = new Client({ name: 'armature-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)![1]!)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   const pending = await startRun(client);
   const t0 = performance.now();
-  child.kill('SIGTERM');
-  const exit = await Promise.race([exited, new Promise<'alive'>((r) => setTimeout(() => r('alive'), EXIT_BOUND_MS).unref())]);
-  if (exit === 'alive') child.kill('SIGKILL');
-  assert.deepEqual(exit, { code: 0, signal: null }, `still running ${EXIT_BOUND_MS} ms after SIGTERM: ${out.slice(-500)}`);
+  server.child.kill('SIGTERM');
+  const exit = await Promise.race([server.exited, new Promise<'alive'>((r) => setTimeout(() => r('alive'), EXIT_BOUND_MS).unref())]);
+  if (exit === 'alive') server.child.kill('SIGKILL');
+  assert.deepEqual(exit, { code: 0, signal: null }, `still running ${EXIT_BOUND_MS} ms after SIGTERM: ${server.output().slice(-500)}`);
   process.stderr.write(`# http SIGTERM: exited ${Math.round(performance.now() - t0)} ms after it\n`);
   assert.equal(readFileSync(join(data, 'workspace', 'before.txt'), 'utf8'), 'x'.repeat(100000));
   // The SDK's HTTP client would wait out its own request timeout for the stream that ended; closing ends the wait.

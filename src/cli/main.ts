@@ -29,7 +29,8 @@ Usage:
   armature run FILE.py | -c CODE [--timeout MS] [--json] [--no-snapshot]
                                                   run Python headless, streaming its output
   armature prompt [--persona ID] [--stats]        the system-prompt fragment for the persona
-  armature mcp [--persona ID]                     serve the persona's tools to MCP clients over stdio
+  armature mcp [--persona ID] [--max-result-bytes N]
+                                                  serve the persona's tools to MCP clients over stdio
   armature mcp --http [--port N] [--host H] [--allow-remote] [--allow-origin O] [--allow-host H]
                     [--max-sessions N] [--session-timeout MS]
                                                   ... or over streamable HTTP (loopback unless told)
@@ -58,6 +59,9 @@ Options:
   --allow-origin O, --allow-host H (each repeatable)
                  mcp --http: web origins whose pages may call it (default none: a request with
                  an Origin header gets 403); Host names it answers to besides loopback and --host
+  --max-result-bytes N
+                 mcp: a tool result larger than N bytes of JSON is kept in the workspace and
+                 sent as a resource_link with a preview (default 1048576)
   --max-sessions N, --session-timeout MS
                  mcp --http: most live sessions (default 100); a session idle MS ms is closed
                  and its Python runtime freed (default 1800000)
@@ -87,6 +91,7 @@ const OPTIONS = {
   'allow-origin': { type: 'string', multiple: true },
   'allow-host': { type: 'string', multiple: true },
   'max-sessions': { type: 'string' },
+  'max-result-bytes': { type: 'string' },
   'session-timeout': { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
@@ -170,6 +175,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           allowHost: values['allow-host'],
           maxSessions: values['max-sessions'],
           sessionTimeout: values['session-timeout'],
+          maxResultBytes: values['max-result-bytes'],
         },
         io,
       ),

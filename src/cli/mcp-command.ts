@@ -41,6 +41,7 @@ export interface McpCommandOptions {
   allowHost?: string[];
   maxSessions?: string;
   sessionTimeout?: string;
+  maxResultBytes?: string;
 }
 
 /** The HTTP-only options that were given, by flag. */
@@ -72,13 +73,14 @@ const listOf = (values: string[] | undefined) => values?.flatMap((v) => v.split(
 export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, io: CliIo): Promise<number> {
   const httpOnly = httpOnlyFlags(o);
   if (!o.http && httpOnly.length) throw new UsageError(`${httpOnly.join(', ')} ${httpOnly.length > 1 ? 'apply' : 'applies'} to mcp --http; stdio needs none of them`);
+  const maxResultBytes = wholeNumber('--max-result-bytes', o.maxResultBytes, 1024);
   const v = await version();
   const { shutdownSignal, graceful } = await import('../mcp/shutdown.ts');
   // The first SIGINT/SIGTERM closes the sessions (cancelling their runs); the caller then disposes the system.
   const signal = shutdownSignal();
   if (!o.http) {
     const { serveMcpStdio } = await import('../mcp/stdio.ts');
-    await serveMcpStdio(sys, { version: v, signal });
+    await serveMcpStdio(sys, { version: v, signal, maxResultBytes });
     // The client closed stdin (or a signal came): what is left — disposing — must not take long.
     if (!signal.aborted) graceful(5000, 'stdin closing');
     return 0;
@@ -100,6 +102,7 @@ export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, i
       allowedHosts: listOf(o.allowHost),
       maxSessions,
       sessionTimeoutMs,
+      maxResultBytes,
     });
   } catch (e) {
     io.err(`armature: ${describeError(e)}`);

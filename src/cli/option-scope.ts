@@ -21,6 +21,7 @@ const SCOPES: readonly { option: string; flag: string; commands: readonly string
   { option: 'allow-host', flag: '--allow-host', commands: ['mcp'], where: 'mcp --http' },
   { option: 'max-sessions', flag: '--max-sessions', commands: ['mcp'], where: 'mcp --http' },
   { option: 'session-timeout', flag: '--session-timeout', commands: ['mcp'], where: 'mcp --http' },
+  { option: 'max-result-bytes', flag: '--max-result-bytes', commands: ['mcp'], where: 'mcp' },
   { option: 'model', flag: '--model', commands: ['agent'], where: 'agent' },
   { option: 'base-url', flag: '--base-url', commands: ['agent'], where: 'agent' },
   { option: 'max-steps', flag: '--max-steps', commands: ['agent'], where: 'agent' },

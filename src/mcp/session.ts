@@ -1,0 +1,33 @@
+/**
+ * What one MCP session's handlers share: the system, the SDK server, the session's id (its tool
+ * calls carry it: its Python runtime, its kept results), its logging level, and the loaded
+ * modules' APIs it serves from, resolved structurally.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { LogLevel } from './log-level.ts';
+import type { ResultFiles } from './large-results.ts';
+import type { ResourceSources } from './resources.ts';
+
+/** What the MCP server needs from PythonTool, structurally. */
+export interface PythonSide {
+  getPromptPlan(): { text: string; mode: string };
+  listSkills(): { namespace: string; tools: string[] }[];
+  readSkill(namespace: string): string;
+}
+
+/** What the MCP server needs from the Workspace, structurally. */
+export type WorkspaceSide = NonNullable<ResourceSources['workspace']> & ResultFiles;
+
+/** One session's shared state. */
+export interface McpSession {
+  sys: ArmatureSystem;
+  server: Server;
+  /** `mcp-<n>`. */
+  id: string;
+  log: LogLevel;
+  python?: PythonSide;
+  workspace?: WorkspaceSide;
+  /** Results larger than this (bytes of JSON) are linked, not sent. */
+  maxResultBytes: number;
+}

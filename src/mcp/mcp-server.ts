@@ -11,10 +11,12 @@ import { ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadRes
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import { DEFAULT_MAX_RESULT_BYTES, deleteKeptResults } from './large-results.ts';
 import { LogLevel } from './log-level.ts';
+import { serveCompletions } from './completions.ts';
 import { servePrompts } from './prompts.ts';
 import { onRequest } from './requests.ts';
 import { listResources, readResource, resourceTemplates } from './resources.ts';
 import type { McpSession, PythonSide, WorkspaceSide } from './session.ts';
+import { serveSubscriptions } from './subscriptions.ts';
 import { serveTools } from './tool-calls.ts';
 
 export { SYSTEM_PROMPT_NAME } from './prompts.ts';
@@ -46,7 +48,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
   const server = new Server(
     { name: 'armature', title: 'Armature', version: options.version ?? '0.0.0' },
     {
-      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: {}, logging: {} },
+      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {}, completions: {} },
       // Clients that show server instructions to their model give it the tool guide up front.
       ...(python ? { instructions: python.getPromptPlan().text } : {}),
     },
@@ -64,6 +66,8 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
 
   serveTools(s);
   servePrompts(s);
+  serveCompletions(s);
+  const subscriptions = serveSubscriptions(s);
   server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(sources, req.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: resourceTemplates(sources) }));
   onRequest(server, 'resources/read', ReadResourceRequestParamsSchema, { uri: 'the URI of the resource, as resources/list gives it' }, (params) => readResource(sources, params.uri));
@@ -72,7 +76,8 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
     return {};
   });
 
-  // Lists change when an MCP server's tools come and go, and when workspace files are created or deleted.
+  // Lists change when an MCP server's tools come and go, and when workspace files are created or
+  // deleted: the prompts with them (a prompt per skill).
   let pending: ReturnType<typeof setTimeout> | undefined;
   const resourcesChanged = () => {
     if (pending) return;
@@ -81,7 +86,10 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
       void server.sendResourceListChanged().catch(() => undefined);
     }, 100);
   };
-  const toolsChanged = () => void server.sendToolListChanged().catch(() => undefined);
+  const toolsChanged = () => {
+    void server.sendToolListChanged().catch(() => undefined);
+    void server.sendPromptListChanged().catch(() => undefined);
+  };
   const subs = [
     sys.bus.on('tool:registered', toolsChanged),
     sys.bus.on('tool:unregistered', toolsChanged),
@@ -97,6 +105,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
       (closing ??= (async () => {
         clearTimeout(pending);
         for (const sub of subs) sub.dispose();
+        subscriptions.dispose();
         await server.close();
         if (workspace) await deleteKeptResults(workspace, s.id);
         sys.bus.emit('session:ended', { session: s.id });

@@ -15,8 +15,14 @@ export interface ResourceSources {
   python?: { listSkills(): { namespace: string; tools: string[] }[]; readSkill(namespace: string): string };
 }
 
-const SKILLS = 'armature://skills/';
-const WORKSPACE = 'armature://workspace/';
+/** Prefix of skills' URIs. */
+export const SKILLS = 'armature://skills/';
+/** Prefix of workspace files' URIs. */
+export const WORKSPACE = 'armature://workspace/';
+/** The template of workspace files' URIs. */
+export const WORKSPACE_TEMPLATE = `${WORKSPACE}{+path}`;
+/** The template of skills' URIs. */
+export const SKILLS_TEMPLATE = `${SKILLS}{namespace}`;
 /** Resources per `resources/list` page. */
 export const RESOURCE_PAGE_SIZE = 200;
 
@@ -57,8 +63,8 @@ export function listResources(src: ResourceSources, cursor?: string): { resource
 /** The templates clients can fill in. */
 export function resourceTemplates(src: ResourceSources): ResourceTemplate[] {
   const out: ResourceTemplate[] = [];
-  if (src.python) out.push({ uriTemplate: `${SKILLS}{namespace}`, name: 'skill', title: 'SKILL.md of a tool namespace', mimeType: 'text/markdown' });
-  if (src.workspace) out.push({ uriTemplate: `${WORKSPACE}{+path}`, name: 'workspace file', title: 'A file of the Armature workspace' });
+  if (src.python) out.push({ uriTemplate: SKILLS_TEMPLATE, name: 'skill', title: 'SKILL.md of a tool namespace', mimeType: 'text/markdown' });
+  if (src.workspace) out.push({ uriTemplate: WORKSPACE_TEMPLATE, name: 'workspace file', title: 'A file of the Armature workspace' });
   return out;
 }
 

@@ -5,13 +5,15 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { Persona } from '../kernel/manifest-schemas.ts';
 import type { LogLevel } from './log-level.ts';
 import type { ResultFiles } from './large-results.ts';
 import type { ResourceSources } from './resources.ts';
 
 /** What the MCP server needs from PythonTool, structurally. */
 export interface PythonSide {
-  getPromptPlan(): { text: string; mode: string };
+  /** The system-prompt fragment for `persona`'s allow-list. Default: the booted persona's. */
+  getPromptPlan(persona?: Persona): { text: string; mode: string };
   listSkills(): { namespace: string; tools: string[] }[];
   readSkill(namespace: string): string;
 }

@@ -89,6 +89,31 @@ export const PersonaSchema = z.strictObject({
   skills: z.array(z.string().min(1)).default([]),
   /** MCP servers whose tools this persona gets (needs the McpClient upgrade). Default: none. */
   mcpServers: McpServersSchema.optional(),
+  /**
+   * What MCP may do for this persona beyond calling tools. Each is off when absent, as before these
+   * existed; `modules/personas/default.json` turns them on.
+   */
+  mcp: z
+    .strictObject({
+      /** McpClient: offer servers the workspace folder as this client's root (`roots/list`), so a filesystem server can keep to it. Default: false. */
+      roots: z.boolean().optional(),
+      /** McpClient: forward servers' elicitation requests to the person (the terminal, the dashboard); refused when nobody can answer. Default: false. */
+      elicitation: z.boolean().optional(),
+      /**
+       * McpClient: answer servers' sampling requests with the persona's model — at most
+       * `maxRequests` per server while it runs (default 10), each answer at most `maxTokens`
+       * (default 2000). Absent: refused.
+       */
+      sampling: z
+        .strictObject({
+          maxRequests: z.number().int().min(1).max(10_000).optional(),
+          maxTokens: z.number().int().min(1).max(200_000).optional(),
+        })
+        .optional(),
+      /** `armature mcp`: an agent started by an MCP client (`run_agent`) may run on that client's model (sampling) when the persona has none of its own. Default: false. */
+      clientModel: z.boolean().optional(),
+    })
+    .optional(),
   // --- The agent (upgrade Agent) ---
   /** The model the agent talks to; the dashboard and the CLI can override it. Default: none. */
   model: z

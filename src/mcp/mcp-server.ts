@@ -9,6 +9,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestParamsSchema, SetLevelRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { AgentSide } from './agent-tool.ts';
 import { DEFAULT_MAX_RESULT_BYTES, deleteKeptResults } from './large-results.ts';
 import { LogLevel } from './log-level.ts';
 import { serveCompletions } from './completions.ts';
@@ -45,6 +46,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
   const loaded = (id: string) => sys.modules.some((m) => m.id === id && m.state === 'loaded' && !m.parent);
   const python = loaded('PythonTool') ? await sys.resolve<PythonSide>('PythonTool') : undefined;
   const workspace = loaded('Workspace') ? await sys.resolve<WorkspaceSide>('Workspace') : undefined;
+  const agent = loaded('Agent') ? await sys.resolve<AgentSide>('Agent') : undefined;
   const server = new Server(
     { name: 'armature', title: 'Armature', version: options.version ?? '0.0.0' },
     {
@@ -60,6 +62,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
     log: new LogLevel(),
     ...(python ? { python } : {}),
     ...(workspace ? { workspace } : {}),
+    ...(agent ? { agent } : {}),
     maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
   };
   const sources = { ...(python ? { python } : {}), ...(workspace ? { workspace } : {}) };

@@ -6,6 +6,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ArmatureSystem } from '../kernel/boot.ts';
 import type { Persona } from '../kernel/manifest-schemas.ts';
+import type { AgentSide } from './agent-tool.ts';
 import type { LogLevel } from './log-level.ts';
 import type { ResultFiles } from './large-results.ts';
 import type { ResourceSources } from './resources.ts';
@@ -30,6 +31,8 @@ export interface McpSession {
   log: LogLevel;
   python?: PythonSide;
   workspace?: WorkspaceSide;
+  /** The Agent upgrade, when loaded (`run_agent`). */
+  agent?: AgentSide;
   /** Results larger than this (bytes of JSON) are linked, not sent. */
   maxResultBytes: number;
 }

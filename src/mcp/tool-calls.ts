@@ -7,6 +7,7 @@
 import { CallToolRequestParamsSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { clip } from '../kernel/bounded.ts';
 import { formatTools } from '../tools-format/format-tools.ts';
+import { offersRunAgent, RUN_AGENT, RUN_AGENT_TOOL, runAgentTool } from './agent-tool.ts';
 import { linkLargeResult, resultBytes } from './large-results.ts';
 import { onRequest } from './requests.ts';
 import type { McpSession } from './session.ts';
@@ -20,10 +21,14 @@ let calls = 0;
 /** Serves the tools of `s.sys` on `s.server`. */
 export function serveTools(s: McpSession): void {
   const { sys, server } = s;
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: formatTools(sys.tools.getToolDeclarations(), 'mcp').tools as Tool[] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const tools = formatTools(sys.tools.getToolDeclarations(), 'mcp').tools as Tool[];
+    return { tools: offersRunAgent(s) ? [...tools, RUN_AGENT_TOOL] : tools };
+  });
 
   onRequest(server, 'tools/call', CallToolRequestParamsSchema, { name: 'the name of the tool to call, as tools/list gives it', arguments: 'the tool\'s arguments by name' }, async (params, extra) => {
     const { name } = params;
+    if (name === RUN_AGENT && offersRunAgent(s)) return runAgentTool(s, params.arguments, extra);
     const callId = `mcp-${++calls}`;
     const progressToken = params._meta?.progressToken;
     let progress = 0;

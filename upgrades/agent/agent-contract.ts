@@ -1,3 +1,4 @@
+import type { LanguageModel } from 'ai';
 import type { ErrorInfo } from '../../src/kernel/errors.ts';
 import type { AgentModelRef, AgentStopReason, AgentUsage } from '../../src/kernel/events.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
@@ -32,6 +33,12 @@ export interface RunOptions {
   toolMode?: ToolMode;
   /** The provider key for this run only. Default: the key source (environment in Node, browser storage on the dashboard). */
   apiKey?: string;
+  /**
+   * The model object to run on instead of the configured one — e.g. an MCP client's model over
+   * sampling (`armature mcp`'s `run_agent`); no key is needed, `model` and `apiKey` are ignored.
+   * Default: the configured model.
+   */
+  languageModel?: LanguageModel;
   /** Aborts the run (same as {@link AgentApi.abort}). */
   signal?: AbortSignal;
 }

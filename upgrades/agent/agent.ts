@@ -132,10 +132,12 @@ export function createAgent(options: AgentOptions): AgentApi {
     const { runId, opts, persona, toolMode, model, secrets, emit, record } = t;
     const entry = active.get(runId)!;
     if (!opts.goal.trim()) throw new ArmatureError('EMPTY_GOAL', '[agent] the goal is empty', { hint: 'Say what the agent should do.' });
-    if (!model?.provider || !model.model) throw noModel(persona, model);
-    const ref = parseModelRef(model);
-    const apiKey = opts.apiKey ?? keys.get(ref.provider);
-    if (!apiKey && ref.provider !== 'openai-compatible') throw noKey(ref);
+    const given = opts.languageModel;
+    if (!given && (!model?.provider || !model.model)) throw noModel(persona, model);
+    // A model given as an object (an MCP client's) needs no key; errors name it as a local one.
+    const ref = given ? { provider: 'openai-compatible' as const, model: typeof given === 'string' ? given : given.modelId } : parseModelRef(model!);
+    const apiKey = given ? undefined : (opts.apiKey ?? keys.get(ref.provider));
+    if (!given && !apiKey && ref.provider !== 'openai-compatible') throw noKey(ref);
     const { system, tools } = prepare(persona, toolMode);
     const offered = new Set(tools.map((t) => t.name));
     let step = t.firstStep;
@@ -145,7 +147,7 @@ export function createAgent(options: AgentOptions): AgentApi {
       onFailure: (f) =>
         emit('agent:request-failed', { runId, step, status: f.status, message: `HTTP ${f.status}${f.statusText ? ` ${f.statusText}` : ''}`, attempt: f.attempt, willRetry: f.willRetry }),
     });
-    const languageModel = await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch });
+    const languageModel = given ?? (await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch }));
     const { runTurn } = await import('./loop.ts');
     const messages = toModelMessages(t.history);
     const outcome = await runTurn({
@@ -224,7 +226,7 @@ export function createAgent(options: AgentOptions): AgentApi {
       const onAbort = () => api.abort(runId);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       active.set(runId, { controller });
-      const modelRef = model?.provider && model.model ? (model as AgentModelRef) : undefined;
+      const modelRef = !opts.languageModel && model?.provider && model.model ? (model as AgentModelRef) : undefined;
       const firstStep = prior.filter((e) => e.type === 'assistant').reduce((n, e) => Math.max(n, (e as { step: number }).step), 0) + 1;
       const started: TranscriptEntry = { type: 'started', at: Date.now(), runId, goal: opts.goal, persona: persona.id, ...(modelRef ? { model: modelRef } : {}), toolMode, maxSteps, continued };
       record(started);

@@ -238,6 +238,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   // boot lists failed modules itself; any other command would otherwise just lack their tools.
   if (command !== 'boot') for (const line of failedModuleLines(sys)) io.err(line);
+  // An MCP server that asks the person for input (elicitation) is answered on the terminal, when
+  // there is one; otherwise its requests are refused.
+  if (['run', 'call', 'agent'].includes(command) && process.stdin.isTTY && io.isTTY) await answerElicitationsOnTerminal(sys);
   try {
     return await run(sys);
   } catch (e) {
@@ -249,6 +252,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   } finally {
     await sys.dispose();
   }
+}
+
+/** Registers the terminal as the person's side of MCP elicitation, when the McpClient runs. */
+async function answerElicitationsOnTerminal(sys: ArmatureSystem): Promise<void> {
+  if (!sys.modules.some((m) => m.id === 'McpClient' && m.state === 'loaded')) return;
+  const { terminalResponder } = await import('./elicitation-prompt.ts');
+  const client = await sys.resolve<{ addElicitationResponder(r: ReturnType<typeof terminalResponder>): unknown }>('McpClient');
+  client.addElicitationResponder(terminalResponder(process.stdin, process.stderr));
 }
 
 /**

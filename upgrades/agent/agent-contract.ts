@@ -110,10 +110,42 @@ export interface AgentSettings {
   keyVariable?: string;
 }
 
+/** One message asked of the persona's model (see {@link AgentApi.complete}). */
+export interface CompleteRequest {
+  /** Default: none. */
+  system?: string;
+  /** The conversation, oldest first, as text. */
+  messages: { role: 'user' | 'assistant'; text: string }[];
+  /** Most tokens of the answer. */
+  maxTokens: number;
+  /** Default: the provider's. */
+  temperature?: number;
+  /** Default: none. */
+  stopSequences?: string[];
+  /** Default: none. */
+  signal?: AbortSignal;
+}
+
+/** The model's answer to a {@link CompleteRequest}. */
+export interface CompleteResult {
+  text: string;
+  /** `provider:model` of the model that answered. */
+  model: string;
+  /** `endTurn`, `maxTokens`, or the provider library's finish reason. */
+  stopReason: string;
+  usage: AgentUsage;
+}
+
 /** The Agent upgrade's API. */
 export interface AgentApi {
   /** Runs (or continues) a goal to an answer, `maxSteps`, an abort or an error. Never rejects. */
   run(options: RunOptions): Promise<RunResult>;
+  /**
+   * One answer from the model a run would use (settings, else the persona's; its key), without
+   * tools or a transcript — for MCP servers' sampling requests. Throws `NO_MODEL` / `NO_API_KEY`
+   * with a hint, or the model's error made readable (`MODEL_REQUEST_FAILED` and friends).
+   */
+  complete(request: CompleteRequest): Promise<CompleteResult>;
   /** Aborts `runId`, or every active run. */
   abort(runId?: string): void;
   /** Runs in progress. */

@@ -256,6 +256,22 @@ export function createAgent(options: AgentOptions): AgentApi {
       return redactDeep({ runId, ...outcome, toolCalls, messages }, secrets);
     },
 
+    async complete(request) {
+      const model = resolveModel(undefined, settings.load(), booted.model);
+      if (!model?.provider || !model.model) throw noModel(booted, model);
+      const ref = parseModelRef(model);
+      const apiKey = keys.get(ref.provider);
+      if (!apiKey && ref.provider !== 'openai-compatible') throw noKey(ref);
+      const languageModel = await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+      const { completeOnce } = await import('./complete.ts');
+      try {
+        return { ...(await completeOnce(languageModel, request, maxRetries)), model: `${ref.provider}:${ref.model}` };
+      } catch (e) {
+        const info = describeModelError(e, { model: ref, keyStorage: where, secrets: apiKey ? [apiKey] : [] });
+        throw new ArmatureError(info.code, info.message, info.hint ? { hint: info.hint } : undefined);
+      }
+    },
+
     abort(runId) {
       for (const [id, run] of active) {
         if (runId !== undefined && id !== runId) continue;

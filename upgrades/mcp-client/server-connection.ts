@@ -5,9 +5,12 @@
  * `start()` again brings it back.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { EventSource } from '../../src/kernel/event-bus.ts';
 import { ArmatureError, type ErrorInfo } from '../../src/kernel/errors.ts';
 import type { McpServerSpec } from '../../src/kernel/mcp-servers.ts';
+import { clientCapabilities, installHandlers, type ClientServices } from './client-handlers.ts';
+import type { ContentTool } from './remote-content.ts';
 import { valueFromResult, type SkippedTool } from './results.ts';
 import { describeTarget, openTransport, redact, secretsOf, type OpenedTransport } from './transport.ts';
 
@@ -28,6 +31,8 @@ export interface McpServerStatus {
   state: McpServerState;
   /** The server's own name and version, once it answered. */
   server?: { name: string; version: string; title?: string };
+  /** What it offers besides tools (from its capabilities): `resources`, `prompts`, `logging`, `completions`. */
+  offers: string[];
   /** Full names of its registered tools. */
   tools: string[];
   /** Tools it offers that could not be registered, with the reason. */
@@ -57,8 +62,12 @@ export interface ServerConnectionOptions {
   platformKind: 'node' | 'browser';
   /** How long starting (connect + tools/list) may take, in ms. */
   startTimeoutMs: number;
-  /** Per-call timeout passed to the SDK, in ms. */
+  /** Per-call timeout passed to the SDK, in ms; each progress notification starts it again. */
   callTimeoutMs: number;
+  /** Longest a call may take however much progress it reports, in ms. */
+  maxCallTimeoutMs: number;
+  /** What the client offers servers (roots, sampling, elicitation) and the bus. */
+  services: ClientServices;
   /** Armature's version, sent as the client version. */
   clientVersion: string;
   /** Called whenever the state or the tool list changes. */
@@ -78,6 +87,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
     transport: 'command' in o.spec ? 'stdio' : 'http',
     target,
     state: 'stopped',
+    offers: [],
     tools: [],
     skipped: [],
     calls: 0,
@@ -85,6 +95,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
     restarts: 0,
   };
   let tools: Tool[] = [];
+  let capabilities: ServerCapabilities | undefined;
   let client: Client | undefined;
   let opened: OpenedTransport | undefined;
   // Each start is a generation: events from an older connection (its close) are ignored.
@@ -123,8 +134,10 @@ export function createServerConnection(o: ServerConnectionOptions) {
   }
 
   return {
-    status: (): McpServerStatus => ({ ...status, tools: [...status.tools], skipped: [...status.skipped] }),
+    status: (): McpServerStatus => ({ ...status, offers: [...status.offers], tools: [...status.tools], skipped: [...status.skipped] }),
     tools: (): readonly Tool[] => tools,
+    /** What the server declared it offers, once it answered. */
+    capabilities: (): ServerCapabilities | undefined => capabilities,
     /** Sets the names the client registered (and what it skipped), for the status. */
     setRegistered(names: string[], skipped: SkippedTool[]): void {
       status.tools = names;
@@ -148,6 +161,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
         const c = new Client(
           { name: 'armature', version: o.clientVersion },
           {
+            capabilities: clientCapabilities(o.services),
             listChanged: {
               tools: {
                 onChanged: (err, list) => {
@@ -159,6 +173,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
             },
           },
         );
+        installHandlers(c, o.name, o.services, (text) => redact(text, secrets));
         c.onclose = () => {
           // While starting, the start itself reports what went wrong, with the same stderr.
           if (gen !== generation || status.state === 'starting') return;
@@ -175,6 +190,8 @@ export function createServerConnection(o: ServerConnectionOptions) {
         tools = await Promise.race([started, timeout]);
         const info = c.getServerVersion();
         if (info) status.server = { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) };
+        capabilities = c.getServerCapabilities();
+        status.offers = (['resources', 'prompts', 'logging', 'completions'] as const).filter((k) => capabilities?.[k]);
         const pid = (opened.transport as { pid?: number | null }).pid;
         if (typeof pid === 'number') status.pid = pid;
         status.state = 'ready';
@@ -217,12 +234,34 @@ export function createServerConnection(o: ServerConnectionOptions) {
       const c = client;
       if (status.state !== 'ready' || !c) throw unavailable();
       status.calls++;
+      // The call's own clock: callTimeoutMs of silence ends it. A progress notification starts it
+      // again (a 75 s operation reporting every few seconds finishes), and so does the server
+      // waiting on this client (the person answering an elicitation, the model a sampling request);
+      // the SDK holds the maximum.
+      const idle = new AbortController();
+      const clock: ReturnType<typeof setTimeout> = setTimeout(() => {
+        if (o.services.waits.waiting(o.name)) clock.refresh();
+        else idle.abort();
+      }, o.callTimeoutMs);
       try {
-        const result = await c.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: o.callTimeoutMs, resetTimeoutOnProgress: true });
+        const result = await c.callTool({ name: tool, arguments: args }, undefined, {
+          signal: AbortSignal.any([signal, idle.signal]),
+          timeout: o.maxCallTimeoutMs,
+          onprogress: (p) => {
+            clock.refresh();
+            o.services.bus.emit('mcp-client:progress', { server: o.name, tool: full, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message ? { message: redact(p.message.slice(0, 500), secrets) } : {}) });
+          },
+        });
         return valueFromResult(full, result as CallToolResult);
       } catch (e) {
         status.errors++;
         if (e instanceof ArmatureError) throw e;
+        if (idle.signal.aborted && !signal.aborted) {
+          throw new ArmatureError('MCP_CALL_TIMEOUT', `${full}: the MCP server ${o.name} sent neither the result nor progress for ${o.callTimeoutMs} ms`, {
+            hint: `Retry with less work, or raise the McpClient's callTimeoutMs (a server that reports progress may run up to maxCallTimeoutMs, ${o.maxCallTimeoutMs} ms).`,
+            details: { server: o.name, callTimeoutMs: o.callTimeoutMs },
+          });
+        }
         if (status.state !== 'ready') throw unavailable();
         const message = redact((e as Error)?.message ?? String(e), secrets);
         if (status.transport === 'http' && /fetch failed|Failed to fetch|ECONNREFUSED|NetworkError/i.test(message)) {
@@ -232,6 +271,45 @@ export function createServerConnection(o: ServerConnectionOptions) {
         const code = (e as { code?: unknown }).code;
         throw new ArmatureError('MCP_REQUEST_FAILED', `${full}: ${message}`, {
           hint: 'The MCP server rejected the request; check the arguments against read_skill, then retry.',
+          details: typeof code === 'number' ? { mcpCode: code } : undefined,
+        });
+      } finally {
+        clearTimeout(clock);
+      }
+    },
+
+    /** Lists or reads the server's resources and prompts (`remote-content.ts`). Throws an ArmatureError with the reason. */
+    async content(tool: ContentTool, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+      const c = client;
+      const full = `${o.namespace}.${tool}`;
+      if (status.state !== 'ready' || !c) {
+        throw new ArmatureError('MCP_SERVER_UNAVAILABLE', `${full} cannot run: the MCP server ${o.name} is ${status.state}`, { hint: status.hint ?? restartHint });
+      }
+      status.calls++;
+      const options = { signal, timeout: o.callTimeoutMs };
+      const cursor = typeof args.cursor === 'string' ? { cursor: args.cursor } : {};
+      try {
+        switch (tool) {
+          case 'list_resources': {
+            const page = await c.listResources(cursor, options);
+            // Templates come with the first page: they are few, and what a caller fills in.
+            const templates = args.cursor === undefined ? (await c.listResourceTemplates({}, options).catch(() => ({ resourceTemplates: [] }))).resourceTemplates : undefined;
+            return { resources: page.resources, ...(templates ? { resourceTemplates: templates } : {}), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+          }
+          case 'read_resource':
+            return await c.readResource({ uri: String(args.uri) }, options);
+          case 'list_prompts': {
+            const page = await c.listPrompts(cursor, options);
+            return { prompts: page.prompts, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+          }
+          case 'get_prompt':
+            return await c.getPrompt({ name: String(args.name), ...(args.arguments ? { arguments: args.arguments as Record<string, string> } : {}) }, options);
+        }
+      } catch (e) {
+        status.errors++;
+        const code = (e as { code?: unknown }).code;
+        throw new ArmatureError('MCP_REQUEST_FAILED', `${full}: ${redact((e as Error)?.message ?? String(e), secrets)}`, {
+          hint: tool === 'read_resource' ? 'Check the URI against list_resources (or the resource_link it came from), then retry.' : 'Check the arguments against list_prompts, then retry.',
           details: typeof code === 'number' ? { mcpCode: code } : undefined,
         });
       }

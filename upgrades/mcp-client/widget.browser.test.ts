@@ -9,7 +9,7 @@ import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/
 
 const server = (over: Partial<McpServerStatus>): McpServerStatus => ({
   name: 'memory', namespace: 'memory', transport: 'stdio', target: 'npx -y @modelcontextprotocol/server-memory', state: 'ready',
-  tools: ['memory.read_graph', 'memory.create_entities'], skipped: [], calls: 3, errors: 0, restarts: 0, server: { name: 'memory-server', version: '0.6.3' }, ...over,
+  offers: [], tools: ['memory.read_graph', 'memory.create_entities'], skipped: [], calls: 3, errors: 0, restarts: 0, server: { name: 'memory-server', version: '0.6.3' }, ...over,
 });
 
 function setup(servers: McpServerStatus[]) {
@@ -25,6 +25,8 @@ function setup(servers: McpServerStatus[]) {
       bus.emit('module:loaded', { id: `mcp:${n}`, version: '1.0.0', durationMs: 1, parent: 'McpClient' });
       return s;
     },
+    addElicitationResponder: () => ({ dispose() {} }),
+    pendingElicitations: () => [],
   };
   const el = new McpClientWidget();
   el.context = { bus, moduleId: 'McpClient', api, report: report('McpClient', { category: 'tools' }) };

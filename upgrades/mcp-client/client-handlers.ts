@@ -1,0 +1,88 @@
+/**
+ * What the McpClient offers the servers it talks to, per the persona's `mcp` (each off when
+ * absent): roots (the workspace folder), sampling (the persona's model, counted and bounded:
+ * `sampling.ts`), elicitation (the person, through a responder: `elicitation.ts`); and what it
+ * takes from them besides answers: log messages onto the bus (`mcp-client:log`).
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  type ClientCapabilities,
+  type Root,
+} from '@modelcontextprotocol/sdk/types.js';
+import { clip } from '../../src/kernel/bounded.ts';
+import type { EventSource } from '../../src/kernel/event-bus.ts';
+import type { ElicitationDesk } from './elicitation.ts';
+import type { SamplingGate } from './sampling.ts';
+
+/** Most characters of a server's log message on the bus. */
+const MAX_LOG_CHARS = 4000;
+
+/**
+ * Servers waiting on this client (for the person, or the model): a call to such a server is not
+ * idle, whatever its clock says.
+ */
+export class ServerWaits {
+  private readonly counts = new Map<string, number>();
+
+  /** Whether `server` is waiting on this client now. */
+  waiting(server: string): boolean {
+    return (this.counts.get(server) ?? 0) > 0;
+  }
+
+  /** Runs `work` while `server` counts as waiting on this client. */
+  async during<T>(server: string, work: () => Promise<T>): Promise<T> {
+    this.counts.set(server, (this.counts.get(server) ?? 0) + 1);
+    try {
+      return await work();
+    } finally {
+      this.counts.set(server, this.counts.get(server)! - 1);
+    }
+  }
+}
+
+/** What the client offers, shared by every server connection. */
+export interface ClientServices {
+  bus: Pick<EventSource, 'emit'>;
+  /** Which servers wait on this client now. */
+  waits: ServerWaits;
+  /** The roots to offer, or undefined when roots are not offered. */
+  roots?: () => Root[];
+  sampling: SamplingGate;
+  /** Undefined when the persona does not forward elicitation. */
+  elicitation?: ElicitationDesk;
+}
+
+/** `folder` (an absolute path) as a `file://` URI. */
+export function fileUri(folder: string): string {
+  return `file://${folder.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The capabilities a client declares for `services`. */
+export function clientCapabilities(s: ClientServices): ClientCapabilities {
+  return {
+    ...(s.roots ? { roots: { listChanged: false } } : {}),
+    ...(s.sampling.offered ? { sampling: {} } : {}),
+    ...(s.elicitation ? { elicitation: { form: {} } } : {}),
+  };
+}
+
+/** Installs the handlers on `client`, the connection to `server`; `redact` hides its secrets. */
+export function installHandlers(client: Client, server: string, s: ClientServices, redact: (text: string) => string): void {
+  if (s.roots) {
+    const roots = s.roots;
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }));
+  }
+  if (s.sampling.offered) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => s.waits.during(server, () => s.sampling.answer(server, req.params, extra.signal)));
+  if (s.elicitation) {
+    const desk = s.elicitation;
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) => s.waits.during(server, () => desk.ask(server, req.params, extra.signal)));
+  }
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    const data = typeof n.params.data === 'string' ? n.params.data : JSON.stringify(n.params.data);
+    s.bus.emit('mcp-client:log', { server, level: n.params.level, ...(n.params.logger ? { logger: clip(n.params.logger, 100) } : {}), data: redact(clip(data ?? '', MAX_LOG_CHARS)) });
+  });
+}

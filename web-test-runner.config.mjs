@@ -77,11 +77,12 @@ export default {
   testsFinishTimeout: 600_000,
   testFramework: { config: { timeout: 120_000 } },
   browserStartTimeout: 60_000,
-  plugins: [esbuildPlugin({ ts: true, target: 'es2022' }), bundledPackages(AI_SDK)],
+  // `.py` files are imported as their text, as in the builds (esbuild's `text` loader).
+  plugins: [esbuildPlugin({ ts: true, target: 'es2022', loaders: { '.py': 'text' } }), bundledPackages(AI_SDK)],
   middleware: [
     ...(isolated ? [isolationHeadersMiddleware()] : []),
     projectFilesMiddleware(process.cwd()),
-    pyodideWorkerCspMiddleware(['/upgrades/pyodide-runtime/worker.ts']),
+    pyodideWorkerCspMiddleware(['/upgrades/pyodide-runtime/worker/main.ts']),
     sandboxWorkerMiddleware(),
     testFixturesMiddleware(),
     probeMiddleware(),

@@ -2,12 +2,12 @@
 // the SDK's own streamText request alone; and the context a task costs in code mode vs direct mode
 // (the same three-step task, request bodies as the real provider sends them to a scripted server).
 import { streamText } from 'ai';
-import { boot } from '../src/kernel/boot.ts';
+import { boot } from '../src/kernel/boot/boot.ts';
 import { createEventBus } from '../src/kernel/event-bus.ts';
 import type { Persona, ToolDeclaration } from '../src/kernel/manifest-schemas.ts';
 import { createToolRunner } from '../upgrades/tool-runner/tool-runner.ts';
 import { createWorkspace } from '../upgrades/workspace/workspace.ts';
-import type { AgentApi } from '../upgrades/agent/agent-contract.ts';
+import type { AgentApi } from '../src/contracts/agent-contract.ts';
 import { createAgent } from '../upgrades/agent/agent.ts';
 import { environmentKeys } from '../upgrades/agent/keys.ts';
 import { memorySettings } from '../upgrades/agent/settings.ts';

@@ -1,5 +1,5 @@
 // call_tool measurements shared by the Node bench and the Chromium bench page. No platform imports.
-import type { ExecuteResult, ToolCallHandler } from '../upgrades/pyodide-runtime/runtime.ts';
+import type { ExecuteResult, ToolCallHandler } from '../upgrades/pyodide-runtime/contract.ts';
 import { percentile, type BenchRow } from './types.ts';
 
 /** JSON-like rows of about `bytes` bytes of JSON: typical tool output (ids, names, text, numbers). */

@@ -4,7 +4,7 @@ import { createEventBus } from '../src/kernel/event-bus.ts';
 import { createPyodideRuntime } from '../upgrades/pyodide-runtime/runtime.ts';
 import { createPythonTool } from '../upgrades/python-tool/python-tool.ts';
 import { createToolRunner } from '../upgrades/tool-runner/tool-runner.ts';
-import type { Transport } from '../upgrades/pyodide-runtime/protocol.ts';
+import type { Transport } from '../upgrades/pyodide-runtime/protocol/protocol.ts';
 import { benchToolHandler, measureTransport } from './bridge-cases.ts';
 import { withBenchPage } from './browser/run-page.ts';
 import type { BenchRow } from './types.ts';

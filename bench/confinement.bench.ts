@@ -7,8 +7,8 @@ import { createConfinedWorker } from '../src/sandbox/confined-worker.ts';
 import { openDirectoryCache } from '../src/platform/node-cache.ts';
 import { tempDir } from '../test/helpers/temp-dir.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi } from '../upgrades/pyodide-runtime/runtime.ts';
-import { pythonChildEntries } from '../upgrades/pyodide-runtime/process-link.ts';
-import { forgetMemorySnapshots } from '../upgrades/pyodide-runtime/snapshot-store.ts';
+import { pythonChildEntries } from '../upgrades/pyodide-runtime/process/process-link.ts';
+import { forgetMemorySnapshots } from '../upgrades/pyodide-runtime/snapshot/snapshot-store.ts';
 import { benchToolHandler, measureTransport } from './bridge-cases.ts';
 import { percentile, type BenchRow } from './types.ts';
 

@@ -2,7 +2,7 @@
 // JavaScript, the gate's tests included), and the cost of one call of an agent-made JavaScript
 // tool (a confined worker) next to a built-in one (a handler in the host) and an agent-made Python
 // tool (one execute in the runtime), all through the ToolRunner of a booted system.
-import { boot } from '../src/kernel/boot.ts';
+import { boot } from '../src/kernel/boot/boot.ts';
 import type { ToolResult } from '../src/kernel/tool-contract.ts';
 import { createNodePlatform } from '../src/platform/node.ts';
 import { makerPersona, withPersonas } from '../test/helpers/persona-overlay.ts';

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { boot, type ArmatureSystem } from '../src/kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../src/kernel/boot/boot.ts';
 import type { ToolDeclaration } from '../src/kernel/manifest-schemas.ts';
 import { createMcpServer } from '../src/mcp/mcp-server.ts';
 import { formatTools } from '../src/tools-format/format-tools.ts';

@@ -3,7 +3,7 @@
 // stdout throughput, interrupt latency, and recovery from a stuck C loop (defaults, without the
 // snapshot, and with a replacement worker started at the timeout), side by side.
 import { createPyodideRuntime, type PyodideRuntimeApi, type PyodideRuntimeOptions } from '../upgrades/pyodide-runtime/runtime.ts';
-import { forgetMemorySnapshots } from '../upgrades/pyodide-runtime/snapshot-store.ts';
+import { forgetMemorySnapshots } from '../upgrades/pyodide-runtime/snapshot/snapshot-store.ts';
 import { percentile, type BenchRow } from './types.ts';
 
 const suite = 'pyodide-runtime';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Armature's CLI. Which code runs:
-// - a checkout (src/ is present): the TypeScript sources, compiled on the fly by tsx, so hacking on
-//   Armature needs no build step;
+// - a checkout (src/ is present): the TypeScript sources, compiled on the fly by tsx (with `.py`
+//   files imported as text, see src/platform/source-hooks.mjs), so hacking on Armature needs no build step;
 // - an installed package (it ships no src/), or ARMATURE_BUILT=1: the built JavaScript in dist/node/.
 import { existsSync } from 'node:fs';
 
@@ -25,8 +25,8 @@ if (useBuilt) {
   }
   ({ main } = await import(built.href));
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
+  // tsx for the TypeScript, and `.py` files as text (what the build's esbuild does for dist/).
+  await import(new URL('../src/platform/source-hooks.mjs', import.meta.url).href);
   ({ main } = await import(sources.href));
 }
 process.exitCode = await main(process.argv.slice(2));

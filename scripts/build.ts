@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { buildDashboard, buildSandboxWorker } from '../src/server/build-dashboard.ts';
 import { bundleNodeChild } from '../src/sandbox/node-host.ts';
-import { bundlePythonChild } from '../upgrades/pyodide-runtime/process-link.ts';
+import { bundlePythonChild } from '../upgrades/pyodide-runtime/process/process-link.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -66,6 +66,8 @@ const common: esbuild.BuildOptions = {
   logLevel: 'warning',
   // Chunks stay beside the entries: package-layout.ts finds the package root two folders up.
   chunkNames: '[name]-[hash]',
+  // Python shipped as `.py` files (the worker's prelude, ...) is imported as its text.
+  loader: { '.py': 'text' },
 };
 
 /** Bare package names imported by `result`'s output that are not `node:` built-ins. */
@@ -87,9 +89,13 @@ function listFiles(dir: string): string[] {
   });
 }
 
-/** tsc keeps `.ts` in the specifiers of emitted declarations (TypeScript #61037); consumers need `.js`. */
+/**
+ * tsc keeps `.ts` in the specifiers of emitted declarations (TypeScript #61037); consumers need
+ * `.js`. That includes the module an augmentation names (`declare module '../kernel/events.ts'`,
+ * how the shared contracts add their events to the event map).
+ */
 function rewriteDeclarationSpecifiers(text: string): string {
-  return text.replace(/((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g, '$1$2$3.js$2');
+  return text.replace(/((?:from|import|declare module)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g, '$1$2$3.js$2');
 }
 
 const t0 = performance.now();
@@ -98,7 +104,7 @@ rmSync(dist, { recursive: true, force: true });
 const [node, browser, browserWorker, dashboard] = await Promise.all([
   esbuild.build({
     ...common,
-    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker.ts' },
+    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker/main.ts' },
     outdir: 'dist/node',
     splitting: true,
     platform: 'node',
@@ -118,7 +124,7 @@ const [node, browser, browserWorker, dashboard] = await Promise.all([
   }),
   esbuild.build({
     ...common,
-    entryPoints: { 'pyodide-worker': 'upgrades/pyodide-runtime/worker.ts' },
+    entryPoints: { 'pyodide-worker': 'upgrades/pyodide-runtime/worker/main.ts' },
     outdir: 'dist/browser',
     platform: 'browser',
     // Loaded by URL, not through the consumer's bundler, so it is shipped ready to serve.

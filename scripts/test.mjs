@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every suite — Node (node:test through tsx) and real Chromium (@web/test-runner) —
+// Runs every suite — Node (node:test through tsx and the `.py` hook) and real Chromium (@web/test-runner) —
 // and ends with one line `N passed, N failed` that sums them all.
 //
 //   node scripts/test.mjs            all suites
@@ -10,13 +10,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const onlyNode = argv.includes('--node');
 const onlyBrowser = argv.includes('--browser');
 const selected = argv.filter((a) => !a.startsWith('--'));
+/** What running the sources needs: tsx, and `.py` files imported as text (see the file). */
+const sourceHooks = pathToFileURL(join(root, 'src/platform/source-hooks.mjs')).href;
 
 /** Test files below the given folders, excluding browser-only ones. */
 function findTests(dirs, match) {
@@ -65,7 +67,7 @@ if (!onlyBrowser) {
   const tap = join(out, 'node.tap');
   console.log(`\n== Node suites (${files.length} files) ==`);
   const code = await run(process.execPath, [
-    '--import', 'tsx',
+    '--import', sourceHooks,
     '--test',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
@@ -90,7 +92,7 @@ if (!onlyNode) {
     const out = mkdtempSync(join(tmpdir(), 'armature-wtr-'));
     const summary = join(out, 'summary.json');
     console.log(`\n== Chromium suites (cross-origin isolation ${isolation}) ==`);
-    const code = await run(process.execPath, ['--import', 'tsx', join(root, 'node_modules/@web/test-runner/dist/bin.js'), '--config', 'web-test-runner.config.mjs'], {
+    const code = await run(process.execPath, ['--import', sourceHooks, join(root, 'node_modules/@web/test-runner/dist/bin.js'), '--config', 'web-test-runner.config.mjs'], {
       ARMATURE_WTR_SUMMARY: summary,
       ARMATURE_WTR_ISOLATION: isolation,
     });

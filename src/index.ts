@@ -2,13 +2,15 @@
  * Armature's public entry, for Node and the browser.
  * `boot()` is the front door; the rest is for upgrades, tests and tools built on the kernel.
  */
-export { boot } from './kernel/boot.ts';
-export type { ArmatureSystem, BootOptions } from './kernel/boot.ts';
+export { boot } from './kernel/boot/boot.ts';
+export type { ArmatureSystem, BootOptions } from './kernel/boot/boot.ts';
 export { Container } from './kernel/container.ts';
 export type { ContainerHooks, ModuleDefinition, ModuleInstance, ModuleState } from './kernel/container.ts';
 export { createEventBus } from './kernel/event-bus.ts';
 export type { EventBus, EventBusOptions, EventHandler, EventRecord, EventScope, EventSource } from './kernel/event-bus.ts';
-export type { ArmatureEvents, ArmatureEventType, PythonLoadStage, PythonStatus, ToolCaller } from './kernel/events.ts';
+export type { ArmatureEvents, ArmatureEventType, ToolCaller } from './kernel/events.ts';
+export type { PythonLoadStage, PythonStatus } from './contracts/python-events.ts';
+export type { AgentModelRef, AgentStopReason, AgentUsage } from './contracts/agent-contract.ts';
 export {
   ArmatureError,
   ContainerDisposedError,
@@ -24,15 +26,15 @@ export {
 export type { ErrorInfo } from './kernel/errors.ts';
 export { DisposableStore, toDisposable } from './kernel/lifecycle.ts';
 export type { Disposable } from './kernel/lifecycle.ts';
-export { loadPersona, orderByDependencies } from './kernel/loader.ts';
-export type { ModuleReport, UpgradeImporter } from './kernel/loader.ts';
+export { loadPersona, orderByDependencies } from './kernel/boot/loader.ts';
+export type { ModuleReport, UpgradeImporter } from './kernel/boot/loader.ts';
 export { readManifests } from './kernel/manifests.ts';
 export type { DeclaredTool, Manifests } from './kernel/manifests.ts';
 export type { Persona, ToolDeclaration, UpgradeEntry } from './kernel/manifest-schemas.ts';
 export { TOOL_RUNNER_ID } from './kernel/tool-contract.ts';
 export type { ExecuteOptions, ToolExecutor, ToolFailure, ToolResult, ToolRunnerApi, ToolStats, ToolSuccess } from './kernel/tool-contract.ts';
 export type { EarlyStartContext, EarlyStartModule, ToolCallContext, ToolHandler, UpgradeContext, UpgradeInstance, UpgradeMetadata, UpgradeModule } from './kernel/upgrade.ts';
-export { CHANGE_KINDS, CHANGES_ID } from './kernel/change-contract.ts';
+export { CHANGE_KINDS, CHANGES_ID } from './contracts/change-contract.ts';
 export type {
   ChangeAction,
   ChangeCaller,
@@ -51,7 +53,7 @@ export type {
   ProposeRequest,
   SelfModificationPolicy,
   VersionInfo,
-} from './kernel/change-contract.ts';
+} from './contracts/change-contract.ts';
 export type { FileStore, Platform, ProjectFiles, StoredFile } from './platform/platform.ts';
 export { AgentCodeError, createConfinedWorker, SandboxError } from './sandbox/index.ts';
 export type { CallOptions, Capability, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, NetworkPolicy, SandboxErrorCode } from './sandbox/index.ts';

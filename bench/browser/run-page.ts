@@ -14,10 +14,10 @@ export const chromeArgs = ['--no-sandbox', '--disable-gpu', '--disable-backgroun
 /** Opens `url` path of a server for `entry` (a page script) and runs `drive` against it. */
 export async function withBenchPage<T>(entry: string | undefined, drive: (page: Page, url: string) => Promise<T>): Promise<T> {
   const outDir = mkdtempSync(join(tmpdir(), 'armature-bench-'));
-  const entries: Record<string, string> = { 'pyodide-worker': join(projectRoot, 'upgrades/pyodide-runtime/worker.ts') };
+  const entries: Record<string, string> = { 'pyodide-worker': join(projectRoot, 'upgrades/pyodide-runtime/worker/main.ts') };
   if (entry) entries.page = join(projectRoot, entry);
   else entries.main = join(projectRoot, 'src/dashboard/main.ts');
-  await esbuild.build({ entryPoints: entries, outdir: outDir, bundle: true, splitting: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, external: BROWSER_EXTERNALS, logLevel: 'warning' });
+  await esbuild.build({ entryPoints: entries, outdir: outDir, bundle: true, splitting: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, loader: { '.py': 'text' }, external: BROWSER_EXTERNALS, logLevel: 'warning' });
   const html = entry
     ? '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="/dist/page.js"></script>'
     : readFileSync(join(projectRoot, 'src/dashboard/index.html'), 'utf8');

@@ -1,8 +1,7 @@
 import { quote } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import type { AgentModelRef } from '../kernel/events.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
-import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
+import type { AgentApi, AgentModelRef } from '../contracts/agent-contract.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 
 /** What `armature agent` needs from the CLI around it. */

@@ -4,11 +4,11 @@
  * change path accepts approvals from `cli` and `ui` only).
  */
 import { oneLine, quote } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../kernel/change-contract.ts';
-import { reportOf } from '../kernel/change-history.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../contracts/change-contract.ts';
+import { reportOf } from '../contracts/change-history.ts';
 import { describeError } from '../kernel/errors.ts';
-import type { CliIo } from './main.ts';
+import { table, type CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 
@@ -82,11 +82,4 @@ function describe(r: ChangeRecord): string {
 
 function when(r: ChangeRecord): string {
   return new Date(r.activatedAt ?? r.decidedAt ?? r.at).toISOString().slice(0, 16).replace('T', ' ');
-}
-
-/** Untrusted text on one terminal line: control characters dropped, cut to 60 characters. */
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

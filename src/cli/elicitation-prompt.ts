@@ -7,7 +7,8 @@
  */
 import { createInterface } from 'node:readline';
 import { oneLine } from '../kernel/bounded.ts';
-import type { ElicitationAnswer, ElicitationRequest, ElicitationResponder } from '../../upgrades/mcp-client/elicitation.ts';
+import type { ElicitationAnswer, ElicitationDeskApi, ElicitationRequest, ElicitationResponder } from '../contracts/mcp-client-contract.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 
 type Field = Record<string, unknown>;
 type Value = string | number | boolean | string[];
@@ -112,4 +113,11 @@ async function ask(request: ElicitationRequest, signal: AbortSignal, input: Node
     signal.removeEventListener('abort', stop);
     rl.close();
   }
+}
+
+/** Registers the terminal (stdin, stderr) as the person's side of MCP elicitation, when the McpClient runs. */
+export async function answerElicitationsOnTerminal(sys: ArmatureSystem): Promise<void> {
+  if (!sys.modules.some((m) => m.id === 'McpClient' && m.state === 'loaded')) return;
+  const client = await sys.resolve<ElicitationDeskApi>('McpClient');
+  client.addElicitationResponder(terminalResponder(process.stdin, process.stderr));
 }

@@ -1,14 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { boot, type ArmatureSystem } from '../kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../kernel/boot/boot.ts';
 import { clip, quote, shortName } from '../kernel/bounded.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
-import type { ModuleReport } from '../kernel/loader.ts';
+import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
-import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
+import { mcpOptionsFrom, readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
 import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
@@ -16,6 +16,7 @@ import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-co
 import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
+import { processIo, table, type CliIo } from './cli-io.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -116,23 +117,6 @@ function didYouMean(value: string, names: readonly string[]): string {
   return near.length ? `; did you mean ${near.map((n) => quote(n)).join(' or ')}?` : '';
 }
 
-/** Output sinks, replaceable in tests. */
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  /** Raw stdout/stderr, for streamed Python output. */
-  write(stream: 'stdout' | 'stderr', text: string): void;
-  /** Whether stderr is a terminal (progress bars only there). */
-  isTTY: boolean;
-}
-
-const processIo: CliIo = {
-  out: (t) => process.stdout.write(t + '\n'),
-  err: (t) => process.stderr.write(t + '\n'),
-  write: (stream, t) => (stream === 'stdout' ? process.stdout : process.stderr).write(t),
-  isTTY: !!process.stderr.isTTY,
-};
-
 /** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let parsed;
@@ -163,22 +147,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     call: (sys) => callTool(sys, rest, io),
     run: (sys) => runPython(sys, rest, values, io),
     prompt: (sys) => printPrompt(sys, values.stats, io),
-    mcp: (sys) =>
-      runMcpCommand(
-        sys,
-        {
-          http: values.http,
-          port: values.port,
-          host: values.host,
-          allowRemote: values['allow-remote'],
-          allowOrigin: values['allow-origin'],
-          allowHost: values['allow-host'],
-          maxSessions: values['max-sessions'],
-          sessionTimeout: values['session-timeout'],
-          maxResultBytes: values['max-result-bytes'],
-        },
-        io,
-      ),
+    mcp: (sys) => runMcpCommand(sys, mcpOptionsFrom(values), io),
     agent: (sys) => runAgentCommand(sys, agentArgs!, values.json, io),
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
@@ -240,7 +209,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   if (command !== 'boot') for (const line of failedModuleLines(sys)) io.err(line);
   // An MCP server that asks the person for input (elicitation) is answered on the terminal, when
   // there is one; otherwise its requests are refused.
-  if (['run', 'call', 'agent'].includes(command) && process.stdin.isTTY && io.isTTY) await answerElicitationsOnTerminal(sys);
+  if (['run', 'call', 'agent'].includes(command) && process.stdin.isTTY && io.isTTY) await (await import('./elicitation-prompt.ts')).answerElicitationsOnTerminal(sys);
   try {
     return await run(sys);
   } catch (e) {
@@ -252,14 +221,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   } finally {
     await sys.dispose();
   }
-}
-
-/** Registers the terminal as the person's side of MCP elicitation, when the McpClient runs. */
-async function answerElicitationsOnTerminal(sys: ArmatureSystem): Promise<void> {
-  if (!sys.modules.some((m) => m.id === 'McpClient' && m.state === 'loaded')) return;
-  const { terminalResponder } = await import('./elicitation-prompt.ts');
-  const client = await sys.resolve<{ addElicitationResponder(r: ReturnType<typeof terminalResponder>): unknown }>('McpClient');
-  client.addElicitationResponder(terminalResponder(process.stdin, process.stderr));
 }
 
 /**
@@ -432,10 +393,4 @@ async function callTool(sys: ArmatureSystem, rest: string[], io: CliIo): Promise
   const result = await sys.tools.executeTool(name, args, { caller: 'cli' });
   io.out(JSON.stringify(result, null, 2));
   return result.ok ? 0 : 1;
-}
-
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

@@ -3,11 +3,11 @@
  * `armature mcp` (Armature as an MCP server over stdio, or streamable HTTP with `--http`).
  */
 import { readFile } from 'node:fs/promises';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { describeError } from '../kernel/errors.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { parseMcpConfig } from '../kernel/manifests.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Reads and validates an `--mcp-config` file; a bad file is a usage error naming it and the JSON path. */
@@ -42,6 +42,31 @@ export interface McpCommandOptions {
   maxSessions?: string;
   sessionTimeout?: string;
   maxResultBytes?: string;
+}
+
+/** `armature mcp`'s options from the command line's parsed values. */
+export function mcpOptionsFrom(values: {
+  http: boolean;
+  port?: string;
+  host?: string;
+  'allow-remote': boolean;
+  'allow-origin'?: string[];
+  'allow-host'?: string[];
+  'max-sessions'?: string;
+  'session-timeout'?: string;
+  'max-result-bytes'?: string;
+}): McpCommandOptions {
+  return {
+    http: values.http,
+    port: values.port,
+    host: values.host,
+    allowRemote: values['allow-remote'],
+    allowOrigin: values['allow-origin'],
+    allowHost: values['allow-host'],
+    maxSessions: values['max-sessions'],
+    sessionTimeout: values['session-timeout'],
+    maxResultBytes: values['max-result-bytes'],
+  };
 }
 
 /** The HTTP-only options that were given, by flag. */

@@ -3,7 +3,7 @@
  * A persona that does not load the upgrade is a wrong pairing of command and persona (bad usage,
  * exit 2); an upgrade that is loaded by the persona but failed is a failed module (exit 1).
  */
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 
 /** Why upgrade `id` (which does `role` for the command) is not usable, with the exit code; `undefined` when it is loaded. */
 export function missingUpgrade(sys: ArmatureSystem, id: string, role: string): { code: 1 | 2; message: string } | undefined {

@@ -2,9 +2,9 @@
  * What `armature boot` says about agent-made changes: in safe mode (`--safe`), the changes in force
  * that were not loaded, for a person to review; otherwise the persona overlay in force, if any.
  */
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { oneLine } from '../kernel/bounded.ts';
-import { CHANGES_ID, type ChangesApi } from '../kernel/change-contract.ts';
+import { CHANGES_ID, type ChangesApi } from '../contracts/change-contract.ts';
 
 /** Lines to print after the module table (none when there is nothing to say). */
 export async function agentChangeLines(sys: ArmatureSystem): Promise<string[]> {

@@ -1,8 +1,8 @@
 /** `armature tools --format <provider> [--strict]`: the persona's tools as one provider declares them. */
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { formatTools, ToolFormatError } from '../tools-format/format-tools.ts';
 import { TOOL_FORMATS, type ToolFormat } from '../tools-format/tool-names.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
 /**

@@ -1,6 +1,6 @@
 // The dashboard page: boots a persona in the browser and shows its modules' widgets.
 import { html, render } from 'lit';
-import { boot } from '../kernel/boot.ts';
+import { boot } from '../kernel/boot/boot.ts';
 import { createEventBus } from '../kernel/event-bus.ts';
 import { describeError } from '../kernel/errors.ts';
 import { createBrowserPlatform } from '../platform/browser.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangeRecord } from './change-contract.ts';
+import type { ChangeRecord } from '../contracts/change-contract.ts';
 import { createEventBus } from './event-bus.ts';
 
 test('handlers receive typed payloads and the record', () => {
@@ -154,4 +154,47 @@ test('a new declaration by the same owner takes its names over; the old handle t
   scope.dispose();
   assert.deepEqual(bus.declaredEvents(), []);
   assert.equal(bus.listenerCount(), 0);
+});
+
+test('a listener that throws stops neither the emitter nor the others; its failure is reported once, naming its owner', async () => {
+  const warnings: string[] = [];
+  const bus = createEventBus({ warn: (m) => warnings.push(m) });
+  const failures: { owner: string; event: string; message: string }[] = [];
+  bus.on('system:listener-failed', (p) => failures.push({ owner: p.owner, event: p.event, message: p.error.message }));
+  const scope = bus.scope('Broken');
+  scope.on('tool:started', () => {
+    throw new Error('boom');
+  });
+  scope.onAny(async (r) => {
+    if (r.type === 'workspace:deleted') throw new Error('async boom');
+  });
+  const seen: string[] = [];
+  bus.on('tool:started', (p) => seen.push(p.callId));
+  bus.onAny((r) => seen.push(`any:${r.type}`));
+  for (const callId of ['1', '2', '3']) assert.doesNotThrow(() => bus.emit('tool:started', { callId, name: 'x', caller: 'test' }));
+  bus.emit('workspace:deleted', { path: 'a' });
+  bus.emit('workspace:deleted', { path: 'b' });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(seen.filter((s) => !s.startsWith('any:system')), ['1', 'any:tool:started', '2', 'any:tool:started', '3', 'any:tool:started', 'any:workspace:deleted', 'any:workspace:deleted']);
+  assert.deepEqual(failures, [
+    { owner: 'Broken', event: 'tool:started', message: 'Error: boom' },
+    { owner: 'Broken', event: 'workspace:deleted', message: 'Error: async boom' },
+  ]);
+  assert.equal(warnings.length, 2);
+  assert.match(warnings[0]!, /a listener of Broken failed on tool:started: Error: boom/);
+});
+
+test('a listener of system:listener-failed that throws is logged, not reported again', () => {
+  const warnings: string[] = [];
+  const bus = createEventBus({ warn: (m) => warnings.push(m) });
+  bus.on('system:listener-failed', () => {
+    throw new Error('report listener broke');
+  });
+  bus.on('workspace:deleted', () => {
+    throw new Error('first');
+  });
+  bus.emit('workspace:deleted', { path: 'a' });
+  assert.equal(warnings.length, 2);
+  assert.match(warnings[1]!, /a listener of \(bus\) failed on system:listener-failed: Error: report listener broke/);
+  assert.equal(bus.history(['system:listener-failed']).length, 1);
 });

@@ -1,6 +1,6 @@
 import mittImport, { type Emitter, type EventType } from 'mitt';
 import { checkPayload, compileDeclarations, type CompiledDeclaration, type DeclaredEventRecord, type DeclaredEvents, type EventDeclaration } from './declared-events.ts';
-import { ArmatureError } from './errors.ts';
+import { ArmatureError, toErrorInfo } from './errors.ts';
 import { KERNEL_EVENT_PREFIXES, type ArmatureEvents, type ArmatureEventType } from './events.ts';
 import { DisposableStore, toDisposable, type Disposable } from './lifecycle.ts';
 
@@ -26,7 +26,12 @@ export type EventHandler<K extends ArmatureEventType> = (payload: ArmatureEvents
 export interface EventBusOptions {
   /** How many recent events to keep for late subscribers. Default: 500. */
   historySize?: number;
+  /** Where a failing listener is reported (once per listener). Default: `console.warn`. */
+  warn?: (message: string) => void;
 }
+
+/** Who subscribed a listener that is not held by a scope. */
+export const UNSCOPED_OWNER = '(bus)';
 
 /** Subscribing and emitting; implemented by the bus and by each scope. */
 export interface EventSource {
@@ -34,7 +39,11 @@ export interface EventSource {
   on<K extends ArmatureEventType>(type: K, handler: EventHandler<K>): Disposable;
   /** Subscribes to every event, typed and declared. */
   onAny(handler: (record: AnyEventRecord) => void): Disposable;
-  /** Emits `type` with `payload` to every subscriber, synchronously. */
+  /**
+   * Emits `type` with `payload` to every subscriber, synchronously. Listeners are isolated: one that
+   * throws (or returns a promise that rejects) neither stops the others nor reaches the emitter; its
+   * first failure is logged and emitted as `system:listener-failed`, naming the listener's owner.
+   */
   emit<K extends ArmatureEventType>(type: K, payload: ArmatureEvents[K]): void;
   /** Recent events of the given types, oldest first. */
   history<K extends ArmatureEventType>(types: readonly K[]): EventRecord<K>[];
@@ -85,6 +94,28 @@ const mitt = ((mittImport as { default?: unknown }).default ?? mittImport) as <E
 
 type MittEvents = { [K in ArmatureEventType]: EventRecord<K> };
 
+/**
+ * Calls a listener so that nothing it does reaches the emitter or the other listeners: a throw, or
+ * a promise it returns that rejects, is reported through `report` on its first occurrence only
+ * (a listener of `python:stdout` that always throws would otherwise report every chunk).
+ */
+function isolated<A extends unknown[]>(owner: string, type: () => string, call: (...args: A) => unknown, report: (owner: string, type: string, error: unknown) => void): (...args: A) => void {
+  let reported = false;
+  const fail = (e: unknown) => {
+    if (reported) return;
+    reported = true;
+    report(owner, type(), e);
+  };
+  return (...args: A) => {
+    try {
+      const out = call(...args);
+      if (out && typeof (out as PromiseLike<unknown>).then === 'function') (out as PromiseLike<unknown>).then(undefined, fail);
+    } catch (e) {
+      fail(e);
+    }
+  };
+}
+
 /** Creates the typed event bus. */
 export function createEventBus(options: EventBusOptions = {}): EventBus {
   const emitter: Emitter<MittEvents> = mitt<MittEvents>();
@@ -96,6 +127,50 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
   let seq = 0;
   const reserved = new Set<string>(KERNEL_EVENT_PREFIXES);
   const declared = new Map<string, { handle: object; d: CompiledDeclaration }>();
+  const warn = options.warn ?? ((m: string) => console.warn(m));
+
+  /**
+   * A listener failed: the log hears of it, and so does the bus (`system:listener-failed`), except
+   * when the failing listener was itself listening to that event: a report that fails again would
+   * never end.
+   */
+  const report = (owner: string, type: string, e: unknown) => {
+    const error = toErrorInfo(e, 'LISTENER_FAILED');
+    warn(`[event-bus] a listener of ${owner} failed on ${type}: ${error.message} (the other listeners still got the event; later failures of this listener are not reported)`);
+    if (type !== 'system:listener-failed') bus.emit('system:listener-failed', { owner, event: type, error });
+  };
+
+  /** The subscription methods of the bus, for one owner (the bus's own for unscoped listeners, each scope's). */
+  const listeners = (owner: string): Pick<EventSource, 'on' | 'onAny' | 'onDeclared'> => ({
+    on(type, handler) {
+      // A declared event never reaches a typed handler, whatever its name (see onDeclared).
+      const call = isolated(owner, () => type, handler as (p: unknown, r: unknown) => unknown, report);
+      const h = (record: EventRecord<typeof type>) => {
+        if (!(record as { declared?: boolean }).declared) call(record.payload, record);
+      };
+      emitter.on(type, h as never);
+      return toDisposable(() => emitter.off(type, h as never));
+    },
+    onAny(handler) {
+      let current = '*';
+      const call = isolated(owner, () => current, handler as (r: unknown) => unknown, report);
+      const h = (type: string, record: unknown) => {
+        current = type;
+        call(record);
+      };
+      emitter.on('*', h as never);
+      return toDisposable(() => emitter.off('*', h as never));
+    },
+    onDeclared(name, handler) {
+      const call = isolated(owner, () => name, handler as (p: unknown, r: unknown) => unknown, report);
+      const h = (r: DeclaredEventRecord) => {
+        if (r.declared) call(r.payload, r);
+      };
+      emitter.on(name as ArmatureEventType, h as never);
+      return toDisposable(() => emitter.off(name as ArmatureEventType, h as never));
+    },
+  });
+  const unscoped = listeners(UNSCOPED_OWNER);
 
   const record = (r: AnyEventRecord) => {
     if (limit > 0) {
@@ -106,19 +181,7 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
   };
 
   const bus: EventBus = {
-    on(type, handler) {
-      // A declared event never reaches a typed handler, whatever its name (see onDeclared).
-      const h = (record: EventRecord<typeof type>) => {
-        if (!(record as { declared?: boolean }).declared) handler(record.payload, record);
-      };
-      emitter.on(type, h as never);
-      return toDisposable(() => emitter.off(type, h as never));
-    },
-    onAny(handler) {
-      const h = (_type: unknown, record: unknown) => handler(record as EventRecord);
-      emitter.on('*', h as never);
-      return toDisposable(() => emitter.off('*', h as never));
-    },
+    ...unscoped,
     emit(type, payload) {
       const r = { type, payload, at: Date.now(), seq: ++seq } as EventRecord<typeof type>;
       record(r as EventRecord);
@@ -155,13 +218,6 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
       };
     },
     isReservedOwner: (owner) => reserved.has(owner),
-    onDeclared(name, handler) {
-      const h = (r: DeclaredEventRecord) => {
-        if (r.declared) handler(r.payload, r);
-      };
-      emitter.on(name as ArmatureEventType, h as never);
-      return toDisposable(() => emitter.off(name as ArmatureEventType, h as never));
-    },
     reserveEventPrefixes(prefixes) {
       for (const p of prefixes) reserved.add(p);
     },
@@ -175,7 +231,7 @@ export function createEventBus(options: EventBusOptions = {}): EventBus {
       return out as never;
     },
     scope(owner) {
-      return createScope(bus, owner);
+      return createScope(bus, listeners(owner), owner);
     },
     listenerCount() {
       let n = 0;
@@ -206,7 +262,7 @@ function checkSize(size: number): number {
   return size;
 }
 
-function createScope(bus: EventBus, owner: string): EventScope {
+function createScope(bus: EventBus, own: Pick<EventSource, 'on' | 'onAny' | 'onDeclared'>, owner: string): EventScope {
   const subs = new DisposableStore();
   let disposed = false;
   const track = (d: Disposable): Disposable => {
@@ -221,9 +277,9 @@ function createScope(bus: EventBus, owner: string): EventScope {
     return subs.add(wrapped);
   };
   return {
-    on: (type, handler) => track(bus.on(type, handler)),
-    onAny: (handler) => track(bus.onAny(handler)),
-    onDeclared: (name, handler) => track(bus.onDeclared(name, handler)),
+    on: (type, handler) => track(own.on(type, handler)),
+    onAny: (handler) => track(own.onAny(handler)),
+    onDeclared: (name, handler) => track(own.onDeclared(name, handler)),
     isReservedOwner: (eventOwner) => bus.isReservedOwner(eventOwner),
     declareEvents(eventOwner, declarations) {
       const handle = bus.declareEvents(eventOwner, declarations);

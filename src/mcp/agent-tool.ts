@@ -15,24 +15,11 @@ import { personaAllows } from '../kernel/allow-list.ts';
 import { errorLine } from '../kernel/errors.ts';
 import type { RequestExtra } from './requests.ts';
 import { samplingModel } from './sampling-model.ts';
-import type { McpSession } from './session.ts';
+import type { AgentSide, McpSession } from './session.ts';
 import { ERROR_META_KEY } from './tool-results.ts';
 
 /** The tool's name. */
 export const RUN_AGENT = 'run_agent';
-
-/** What the tool needs of the Agent upgrade, structurally. */
-export interface AgentSide {
-  run(options: { goal: string; maxSteps?: number; signal?: AbortSignal; languageModel?: LanguageModel }): Promise<{
-    runId: string;
-    reason: string;
-    steps: number;
-    usage: { inputTokens: number; outputTokens: number };
-    answer?: string;
-    error?: { code: string; message: string; hint?: string };
-  }>;
-  getSettings(): { model?: { provider: string; model: string }; hasKey: boolean };
-}
 
 /** The declaration clients see. */
 export const RUN_AGENT_TOOL: Tool = {

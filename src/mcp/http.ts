@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { quote } from '../kernel/bounded.ts';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { ArmatureError } from '../kernel/errors.ts';
 import { createHttpGuard, isLoopback, MIN_REMOTE_TOKEN_LENGTH, type Refusal } from './http-guard.ts';
 import { SessionTable, type HttpSession } from './http-sessions.ts';

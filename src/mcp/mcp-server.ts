@@ -8,15 +8,14 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestParamsSchema, SetLevelRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import type { AgentSide } from './agent-tool.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { DEFAULT_MAX_RESULT_BYTES, deleteKeptResults } from './large-results.ts';
 import { LogLevel } from './log-level.ts';
 import { serveCompletions } from './completions.ts';
 import { servePrompts } from './prompts.ts';
 import { onRequest } from './requests.ts';
 import { listResources, readResource, resourceTemplates } from './resources.ts';
-import type { McpSession, PythonSide, WorkspaceSide } from './session.ts';
+import type { AgentSide, McpSession, PythonSide, WorkspaceSide } from './session.ts';
 import { serveSubscriptions } from './subscriptions.ts';
 import { serveTools } from './tool-calls.ts';
 

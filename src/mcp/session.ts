@@ -4,9 +4,9 @@
  * modules' APIs it serves from, resolved structurally.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import type { Persona } from '../kernel/manifest-schemas.ts';
-import type { AgentSide } from './agent-tool.ts';
+import type { LanguageModel } from 'ai';
 import type { LogLevel } from './log-level.ts';
 import type { ResultFiles } from './large-results.ts';
 import type { ResourceSources } from './resources.ts';
@@ -21,6 +21,19 @@ export interface PythonSide {
 
 /** What the MCP server needs from the Workspace, structurally. */
 export type WorkspaceSide = NonNullable<ResourceSources['workspace']> & ResultFiles;
+
+/** What `run_agent` needs of the Agent upgrade, structurally. */
+export interface AgentSide {
+  run(options: { goal: string; maxSteps?: number; signal?: AbortSignal; languageModel?: LanguageModel }): Promise<{
+    runId: string;
+    reason: string;
+    steps: number;
+    usage: { inputTokens: number; outputTokens: number };
+    answer?: string;
+    error?: { code: string; message: string; hint?: string };
+  }>;
+  getSettings(): { model?: { provider: string; model: string }; hasKey: boolean };
+}
 
 /** One session's shared state. */
 export interface McpSession {

@@ -7,7 +7,7 @@
  */
 import { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { ArmatureSystem } from '../kernel/boot.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { createMcpServer, type McpServerOptions } from './mcp-server.ts';
 import { LineLimit } from './stdio-limit.ts';
 

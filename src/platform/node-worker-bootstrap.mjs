@@ -1,7 +1,7 @@
-// Entry of every Node worker thread Armature starts. Workers do not inherit the main thread's
-// module hooks, so this plain-JS file registers tsx before importing the TypeScript entry.
+// Entry of every Node worker thread Armature starts from its sources. Workers do not inherit the
+// main thread's module hooks, so this plain-JS file registers them (tsx, `.py` as text) before
+// importing the TypeScript entry.
 import { workerData } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
+import './source-hooks.mjs';
 
-register();
 await import(workerData.__armatureEntry);

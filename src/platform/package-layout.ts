@@ -2,7 +2,7 @@
  * Where Armature's own files are, in the one place that knows its two layouts:
  *
  * - **sources**: a checkout run through tsx (Node) or a dev server (browser). This module is
- *   `src/platform/package-layout.ts`; the Pyodide worker is `upgrades/pyodide-runtime/worker.ts`.
+ *   `src/platform/package-layout.ts`; the Pyodide worker is `upgrades/pyodide-runtime/worker/main.ts`.
  * - **built**: what `npm run build` writes and the package ships. esbuild inlines this module into
  *   a file directly inside `dist/node/` or `dist/browser/`, next to that build's `pyodide-worker.js`.
  *
@@ -19,7 +19,7 @@ export const fromSources: boolean = new URL(here).pathname.endsWith('.ts');
 export const packageRoot: URL = new URL('../../', here);
 
 /** The Pyodide worker script (a module worker in the browser, a `worker_threads` entry in Node). */
-export const pyodideWorkerScript: URL = fromSources ? new URL('upgrades/pyodide-runtime/worker.ts', packageRoot) : new URL('./pyodide-worker.js', here);
+export const pyodideWorkerScript: URL = fromSources ? new URL('upgrades/pyodide-runtime/worker/main.ts', packageRoot) : new URL('./pyodide-worker.js', here);
 
 /**
  * Node: the confined worker's child entry (`src/sandbox/node-child.ts` bundled to plain JS), when

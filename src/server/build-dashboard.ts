@@ -53,7 +53,7 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
   const result = await esbuild.build({
     entryPoints: {
       main: join(options.root, 'src/dashboard/main.ts'),
-      'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker.ts'),
+      'pyodide-worker': join(options.root, 'upgrades/pyodide-runtime/worker/main.ts'),
     },
     outdir: outDir,
     bundle: true,
@@ -64,6 +64,8 @@ export async function buildDashboard(options: BuildOptions): Promise<{ outDir: s
     minify: options.minify ?? true,
     sourcemap: options.sourcemap ?? true,
     metafile: true,
+    // Python shipped as `.py` files (the worker's prelude, ...) is imported as its text.
+    loader: { '.py': 'text' },
     external: BROWSER_EXTERNALS,
     conditions: ['browser', 'production'],
     logLevel: 'warning',

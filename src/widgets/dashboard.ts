@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
-import type { ArmatureSystem } from '../kernel/boot.ts';
-import type { ModuleReport } from '../kernel/loader.ts';
+import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import type { ModuleReport } from '../kernel/boot/loader.ts';
 import type { WidgetContext } from './module-widget.ts';
 import { BusController } from './bus-controller.ts';
 import './module-error-card.ts';

@@ -1,5 +1,5 @@
 import { LitElement, html, nothing, type TemplateResult } from 'lit';
-import type { ModuleReport } from '../kernel/loader.ts';
+import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { widgetStyles } from './module-widget.ts';
 
 /** Shown in place of a module's widget when the module (or its widget) failed to load. */

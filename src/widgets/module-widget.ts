@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing, type CSSResultGroup, type TemplateResult } from 'lit';
 import type { EventBus } from '../kernel/event-bus.ts';
-import type { ModuleReport } from '../kernel/loader.ts';
+import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { RelativeTimeController, formatRelative } from './relative-time.ts';
 
 /** States a widget can show; each has an icon and a word, never colour alone. */

@@ -3,7 +3,7 @@
 // servers got no request, no message reached the page outside the runtime's private channel).
 import { expect } from 'chai';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
-import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
+import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/contract.ts';
 import { REACH_SCAN } from '../helpers/python-reach-scan.ts';
 
 const token = () => `t${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
@@ -64,7 +64,7 @@ describe('Python cannot reach the page (Chromium)', () => {
   }
 
   it('the worker script is served with a CSP forbidding eval', async () => {
-    const res = await fetch('/upgrades/pyodide-runtime/worker.ts');
+    const res = await fetch('/upgrades/pyodide-runtime/worker/main.ts');
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).to.match(/script-src 'self' 'wasm-unsafe-eval'/);
     expect(csp).to.not.match(/'unsafe-eval'/);

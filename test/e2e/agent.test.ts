@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
-import type { AgentApi } from '../../upgrades/agent/agent-contract.ts';
+import type { AgentApi } from '../../src/contracts/agent-contract.ts';
 import { NUMBERS_FILE, RESULT_FILE, SUM_ANSWER, SUM_GOAL, SUM_STDOUT, sumScript } from '../helpers/agent-task.ts';
 import { startScriptedModelServer, unusedPort, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

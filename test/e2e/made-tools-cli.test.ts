@@ -3,7 +3,7 @@
 // (the default persona asks) until `armature approve` or `armature reject` decides them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangeRecord } from '../../src/kernel/change-contract.ts';
+import type { ChangeRecord } from '../../src/contracts/change-contract.ts';
 import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { runCli } from '../helpers/run-cli.ts';

@@ -4,7 +4,7 @@
 // agent's update waits until `armature approve`; `armature boot --safe` leaves it out and lists it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangeRecord } from '../../src/kernel/change-contract.ts';
+import type { ChangeRecord } from '../../src/contracts/change-contract.ts';
 import { MARKDOWN_ONLY_CODE, NOTES_INDEX_BLUEPRINT, notesIndexUpgrade } from '../helpers/made-upgrade-fixtures.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { runCli } from '../helpers/run-cli.ts';

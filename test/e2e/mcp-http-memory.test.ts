@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { tempDir } from '../helpers/temp-dir.ts';
 
+const sourceHooks = new URL('../../src/platform/source-hooks.mjs', import.meta.url).href;
 const fixture = fileURLToPath(new URL('../fixtures/mcp-http-heap.ts', import.meta.url));
 const MB = 1024 * 1024;
 const SESSION_TIMEOUT_MS = 400;
@@ -31,7 +32,7 @@ const REFUSED: { method: string; headers: Record<string, string>; body?: (i: num
 ];
 
 test('2,000 refused requests and 1,000 abandoned sessions leave the heap within 10 MB of its baseline', async () => {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fixture, tempDir('mcp-heap'), String(SESSION_TIMEOUT_MS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', '--import', sourceHooks, fixture, tempDir('mcp-heap'), String(SESSION_TIMEOUT_MS)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const waiting: ((line: string) => void)[] = [];
   lines.on('line', (line) => waiting.shift()?.(line));
@@ -41,7 +42,7 @@ test('2,000 refused requests and 1,000 abandoned sessions leave the heap within 
     const answer = next();
     child.stdin!.write(`${what}\n`);
     const [, a, b] = (await answer).split(' ');
-    return what === 'heap' ? { heap: Number(a), sessions: Number(b) } : { heap: NaN, sessions: Number(a) };
+    return what === 'heap' ? { heap: Number(a), sessions: Number(b), ended: NaN } : { heap: NaN, sessions: Number(a), ended: Number(b) };
   };
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const send = (method: string, headers: Record<string, string>, body?: string) =>
@@ -85,11 +86,14 @@ test('2,000 refused requests and 1,000 abandoned sessions leave the heap within 
     await abandoned(950);
     await sdkAbandoned(50);
     const loaded = await ask('heap');
+    const endedBefore = (await ask('sessions')).ended;
     await settle(ask);
     const after = await ask('heap');
+    const ended = (await ask('sessions')).ended;
     const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
-    process.stderr.write(`# heap: baseline ${mb(baseline.heap)}; after the load ${mb(loaded.heap)} with ${loaded.sessions} sessions live; once they expired ${mb(after.heap)} (+${mb(after.heap - baseline.heap)})\n`);
-    assert.ok(loaded.sessions > 0, 'sessions were live before they expired');
+    process.stderr.write(`# heap: baseline ${mb(baseline.heap)}; after the load ${mb(loaded.heap)} with ${loaded.sessions} sessions live; once all expired ${mb(after.heap)} (+${mb(after.heap - baseline.heap)}); ${ended} ended\n`);
+    // Every abandoned session ended by expiring (nothing else ends them: no client sent DELETE).
+    assert.ok(ended >= 1000, `${ended} sessions ended (${endedBefore} before the last wait)`);
     assert.equal(after.sessions, 0, 'every abandoned session expired');
     assert.ok(after.heap - baseline.heap < 10 * MB, `the heap grew by ${mb(after.heap - baseline.heap)}`);
   } finally {

@@ -154,6 +154,39 @@ await sys.dispose();
   }
 });
 
+test("the events the shared contracts declare (python:*, agent:*, change:*) are typed for the package's users", () => {
+  // They are declared by augmentation in src/contracts/, not in the kernel's event map: the
+  // package's declarations must still carry them, on both resolutions.
+  writeFileSync(
+    join(project, 'events-consumer.ts'),
+    `import { boot, type AgentModelRef, type PythonStatus } from 'armature';
+
+const sys = await boot({ persona: 'default', dataDir: '.data' });
+sys.bus.on('python:stdout', (e) => console.log(e.runId, e.chunk.length));
+sys.bus.on('python:state', (e) => { const s: PythonStatus = e.status; console.log(s); });
+sys.bus.on('python:pool', (e) => console.log(e.workers + e.queued));
+sys.bus.on('agent:run-finished', (e) => console.log(e.steps, e.usage.inputTokens, e.reason));
+sys.bus.on('agent:settings-changed', (e) => { const m: AgentModelRef | undefined = e.model; console.log(m?.provider, e.hasKey); });
+sys.bus.on('change:pending', (e) => console.log(e.change.id, e.change.status));
+// @ts-expect-error a payload field the event does not have
+sys.bus.on('python:stdout', (e) => e.chunks);
+// @ts-expect-error an event name none of them declares
+sys.bus.on('agent:run-finishd', () => {});
+await sys.dispose();
+`,
+  );
+  const base = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] };
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  for (const [name, options] of [
+    ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
+    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+  ] as const) {
+    writeFileSync(join(project, `tsconfig.events-${name}.json`), JSON.stringify({ compilerOptions: { ...base, ...options }, files: ['events-consumer.ts'] }));
+    const r = run(process.execPath, [tsc, '-p', `tsconfig.events-${name}.json`], { cwd: project });
+    assert.equal(r.code, 0, `${name}: ${r.out}${r.err}`);
+  }
+});
+
 test('a browser bundle of the package builds with esbuild and runs Python in Chromium', async () => {
   writeFileSync(
     join(project, 'browser-app.ts'),

@@ -10,8 +10,8 @@ import { tempDir } from '../helpers/temp-dir.ts';
 
 const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const probeScript = fileURLToPath(new URL('../fixtures/snapshot-probe.ts', import.meta.url));
-// Resolved here: the probe runs in a folder without node_modules.
-const tsx = import.meta.resolve('tsx');
+// By URL: the probe runs in a folder without node_modules. It runs the sources (tsx, `.py` as text).
+const sourceHooks = new URL('../../src/platform/source-hooks.mjs', import.meta.url).href;
 const cwd = tempDir('snapshot-cwd');
 const run = (args: string[]) => {
   const r = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', timeout: 120_000 });
@@ -19,7 +19,7 @@ const run = (args: string[]) => {
 };
 const cli = (...args: string[]) => run([bin, ...args]);
 const probe = (dataDir: string, mode = 'persist') => {
-  const r = run(['--import', tsx, probeScript, dataDir, mode]);
+  const r = run(['--import', sourceHooks, probeScript, dataDir, mode]);
   assert.equal(r.code, 0, r.err);
   return { ...(JSON.parse(r.out.trim().split('\n').at(-1)!) as { result: { ok: boolean; value: { value: unknown; stdout: string } }; fromSnapshot: boolean; progress: string[] }), err: r.err };
 };

@@ -1,6 +1,6 @@
 // Helpers for widget tests in Chromium: mount an element, wait for Lit, read its shadow DOM.
 import type { LitElement } from 'lit';
-import type { ModuleReport } from '../../src/kernel/loader.ts';
+import type { ModuleReport } from '../../src/kernel/boot/loader.ts';
 
 export async function mount<T extends LitElement>(el: T): Promise<T> {
   document.body.append(el);

@@ -30,12 +30,17 @@ test('boot the default persona, write and read files through the ToolRunner, res
   await second.dispose();
 });
 
-test('the reader persona sees only its allow-listed tools and cannot write', async () => {
-  const sys = await boot({ persona: 'reader', dataDir: tempDir('reader') });
-  assert.deepEqual(sys.tools.getToolDeclarations().map((t) => t.name).sort(), ['list_blueprints', 'list_files', 'read_blueprint', 'read_file']);
-  const r = await sys.tools.executeTool('write_file', { path: 'a', content: 'b' });
-  assert.equal(!r.ok && r.error.code, 'TOOL_NOT_ALLOWED');
-  await sys.dispose();
+test('the reader persona sees only its allow-listed tools and cannot write; `await using` disposes the system', async () => {
+  const disposed: string[] = [];
+  {
+    await using sys = await boot({ persona: 'reader', dataDir: tempDir('reader') });
+    sys.bus.on('module:disposed', (p) => disposed.push(p.id));
+    assert.deepEqual(sys.tools.getToolDeclarations().map((t) => t.name).sort(), ['list_blueprints', 'list_files', 'read_blueprint', 'read_file']);
+    const r = await sys.tools.executeTool('write_file', { path: 'a', content: 'b' });
+    assert.equal(!r.ok && r.error.code, 'TOOL_NOT_ALLOWED');
+    assert.equal(disposed.length, 0, "nothing is disposed inside the block");
+  }
+  assert.ok(disposed.includes('ToolRunner') && disposed.includes('Workspace'), disposed.join());
 });
 
 test('a call to a tool whose module failed to load says which module and why, not "no tool named"', async () => {

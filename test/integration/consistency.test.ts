@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readManifests } from '../../src/kernel/manifests.ts';
-import { importUpgrade } from '../../src/kernel/loader.ts';
+import { importUpgrade } from '../../src/kernel/boot/loader.ts';
 import type { EarlyStartModule, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { nodeProjectFiles, projectRoot } from '../../src/platform/node.ts';
 import { loadBlueprints } from '../../upgrades/blueprints/registry.ts';

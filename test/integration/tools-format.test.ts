@@ -3,7 +3,7 @@
 // back are accepted by the ToolRunner.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { boot, type ArmatureSystem } from '../../src/kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../../src/kernel/boot/boot.ts';
 import { decodeToolCall, formatTools } from '../../src/tools-format/format-tools.ts';
 import { TOOL_FORMATS } from '../../src/tools-format/tool-names.ts';
 import { referenceServers } from '../helpers/mcp-servers.ts';

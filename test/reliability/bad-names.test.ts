@@ -16,7 +16,7 @@ import { environmentKeys } from '../../upgrades/agent/keys.ts';
 import { memorySettings } from '../../upgrades/agent/settings.ts';
 import { TranscriptStore } from '../../upgrades/agent/transcript.ts';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
-import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
+import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/contract.ts';
 import { createPythonTool } from '../../upgrades/python-tool/python-tool.ts';
 import { createToolRunner } from '../../upgrades/tool-runner/tool-runner.ts';
 import { createWorkspace } from '../../upgrades/workspace/workspace.ts';

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
-import type { ExecuteResult, PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
+import type { ExecuteResult, PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/contract.ts';
 import { SOAK } from './seeded.ts';
 import { pythonChildPids } from '../helpers/python-children.ts';
 

@@ -5,7 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
-import type { ExecuteResult, PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
+import type { ExecuteResult, PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/contract.ts';
 
 /**
  * Python that posts forged `response` messages for every run id it can guess, now and every 20 ms

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createPyodideRuntime } from '../../upgrades/pyodide-runtime/runtime.ts';
-import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/runtime-types.ts';
+import type { PyodideRuntimeApi } from '../../upgrades/pyodide-runtime/contract.ts';
 import { startProbe as probe } from '../helpers/probe-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { REACH_SCAN } from '../helpers/python-reach-scan.ts';

@@ -14,7 +14,7 @@ import {
   type RunToolCall,
   type ToolMode,
   type TranscriptEntry,
-} from './agent-contract.ts';
+} from '../../src/contracts/agent-contract.ts';
 import { KEY_VARIABLES, redactDeep, type KeySource } from './keys.ts';
 import type { ToolCallOutcome, ToolCallRequest, TurnOutcome } from './loop.ts';
 import { toModelMessages } from './messages.ts';

@@ -4,7 +4,7 @@
  * the one a run would use, with the same key rules; errors are the run's readable ones.
  */
 import type { LanguageModel } from 'ai';
-import type { CompleteRequest, CompleteResult } from './agent-contract.ts';
+import type { CompleteRequest, CompleteResult } from '../../src/contracts/agent-contract.ts';
 
 /**
  * Asks `model` once, streaming as a run does (the same requests reach the provider). Throws what the

@@ -2,15 +2,15 @@ import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { isNode } from '../../src/platform/detect.ts';
-import type { WorkspaceApi } from '../workspace/workspace.ts';
-import type { AgentApi } from './agent-contract.ts';
+import type { WorkspaceApi } from '../workspace/contract.ts';
+import type { AgentApi } from '../../src/contracts/agent-contract.ts';
 import { createAgent, type PythonForAgent } from './agent.ts';
 import { browserKeys, environmentKeys } from './keys.ts';
 import type { ModelFactory } from './providers.ts';
 import { browserSettings, memorySettings } from './settings.ts';
 import { checkRunId, RUNS_AREA, TranscriptStore } from './transcript.ts';
 
-export type { AgentApi, AgentSettings, RunOptions, RunResult, RunSummary, TranscriptEntry } from './agent-contract.ts';
+export type { AgentApi, AgentSettings, RunOptions, RunResult, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
 
 /** Agent: an LLM loop over the ToolRunner, streamed as events, with a transcript per run. */
 export const metadata: UpgradeMetadata = {

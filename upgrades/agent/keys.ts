@@ -1,5 +1,5 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { ProviderName } from './agent-contract.ts';
+import type { ProviderName } from '../../src/contracts/agent-contract.ts';
 
 /** The environment variable that holds each provider's key in Node. */
 export const KEY_VARIABLES: Readonly<Record<ProviderName, string>> = {

@@ -1,6 +1,6 @@
 import { jsonSchema, streamText, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MAX_NAME_LENGTH, shortName } from '../../src/kernel/bounded.ts';
-import type { AgentStopReason, AgentUsage, RunError } from './agent-contract.ts';
+import type { AgentStopReason, AgentUsage, RunError } from '../../src/contracts/agent-contract.ts';
 import { toolResultPart } from './messages.ts';
 import type { OfferedTool } from './offered-tools.ts';
 

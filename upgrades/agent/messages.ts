@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
-import type { TranscriptEntry } from './agent-contract.ts';
+import type { TranscriptEntry } from '../../src/contracts/agent-contract.ts';
 
 /** The tool-result part the model gets for one call. */
 export function toolResultPart(toolCallId: string, toolName: string, ok: boolean, result: unknown): ToolResultPart {

@@ -1,5 +1,5 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { AgentModelRef, RunError } from './agent-contract.ts';
+import type { AgentModelRef, RunError } from '../../src/contracts/agent-contract.ts';
 import { KEY_VARIABLES, redactDeep } from './keys.ts';
 
 /** What {@link describeModelError} needs to know besides the error. */

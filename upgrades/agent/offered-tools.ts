@@ -1,7 +1,7 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolResult } from '../../src/kernel/tool-contract.ts';
-import type { ToolMode } from './agent-contract.ts';
+import type { ToolMode } from '../../src/contracts/agent-contract.ts';
 
 /** The tools code mode offers the model; every other tool is called from Python. */
 export const CODE_MODE_TOOLS = ['execute_python', 'list_skills', 'read_skill'] as const;

@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { AgentModelRef } from './agent-contract.ts';
+import type { AgentModelRef } from '../../src/contracts/agent-contract.ts';
 
 /** Options of {@link createLanguageModel}. */
 export interface ModelOptions {

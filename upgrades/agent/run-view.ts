@@ -1,5 +1,5 @@
 import type { EventRecord } from '../../src/kernel/event-bus.ts';
-import type { AgentStopReason, AgentUsage, RunError, TranscriptEntry } from './agent-contract.ts';
+import type { AgentStopReason, AgentUsage, RunError, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
 
 /** One tool call as the panel shows it. */
 export interface ToolCallView {

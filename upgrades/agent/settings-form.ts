@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { widgetStyles } from '../../src/widgets/module-widget.ts';
-import { PROVIDERS, type AgentApi, type AgentSettings, type ProviderName } from './agent-contract.ts';
+import { PROVIDERS, type AgentApi, type AgentSettings, type ProviderName } from '../../src/contracts/agent-contract.ts';
 
 /** Example base URLs offered for a local OpenAI-compatible server. */
 export const LOCAL_SERVERS = [

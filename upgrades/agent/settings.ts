@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { AgentModelRef } from './agent-contract.ts';
+import type { AgentModelRef } from '../../src/contracts/agent-contract.ts';
 
 /** Where the dashboard's model choice is kept (never a key: see `keys.ts`). */
 export interface SettingsStore {

@@ -1,6 +1,6 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
 import { widgetStyles } from '../../src/widgets/module-widget.ts';
-import type { AgentStopReason, AgentUsage } from './agent-contract.ts';
+import type { AgentStopReason, AgentUsage } from '../../src/contracts/agent-contract.ts';
 import type { RunView, StepView, ToolCallView, TurnView } from './run-view.ts';
 
 const json = (v: unknown) => {

@@ -1,5 +1,5 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { AgentUsage, RunSummary, TranscriptEntry } from './agent-contract.ts';
+import type { AgentUsage, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
 
 /** The workspace system area the transcripts live in. */
 export const RUNS_AREA = 'runs';

@@ -3,7 +3,7 @@ import type { EventRecord } from '../../src/kernel/event-bus.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
-import type { AgentApi, RunError, RunSummary } from './agent-contract.ts';
+import type { AgentApi, RunError, RunSummary } from '../../src/contracts/agent-contract.ts';
 import { applyEvent, emptyView, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
 import './settings-form.ts';
 import { formatUsage } from './transcript-view.ts';

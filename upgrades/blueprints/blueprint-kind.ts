@@ -5,7 +5,7 @@
  * blueprints, for `list_blueprints`, `read_blueprint` and the upgrades built from it.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import type { ChangeKindHandler, ChangesApi, ChangeTest } from '../../src/kernel/change-contract.ts';
+import type { ChangeKindHandler, ChangesApi, ChangeTest } from '../../src/contracts/change-contract.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { checklistProblems, sectionProblems, verificationChecklist } from './checklist.ts';
 import { BlueprintFrontMatterSchema, type Blueprint } from './front-matter.ts';

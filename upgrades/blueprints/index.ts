@@ -1,4 +1,4 @@
-import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { createBlueprintKind } from './blueprint-kind.ts';

@@ -2,7 +2,7 @@
 // range, checks like the project's own, beside the project's blueprints once in force, versions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangesApi, SelfModificationPolicy } from '../../src/kernel/change-contract.ts';
+import type { ChangesApi, SelfModificationPolicy } from '../../src/contracts/change-contract.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext } from '../../src/kernel/upgrade.ts';

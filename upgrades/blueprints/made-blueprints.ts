@@ -4,8 +4,8 @@
  * decided by the persona's policy or a person, recorded. Ids come from the agents' range.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { type ChangeAnswerBase, approvalHint, changeAnswerBase, testOutcome } from '../../src/kernel/change-history.ts';
+import type { ChangeRecord, ChangesApi } from '../../src/contracts/change-contract.ts';
+import { type ChangeAnswerBase, approvalHint, changeAnswerBase, testOutcome } from '../../src/contracts/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import type { MadeBlueprintContent } from './blueprint-kind.ts';

@@ -2,11 +2,10 @@ import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { closest } from '../../src/kernel/suggest.ts';
 import type { ProjectFiles } from '../../src/platform/platform.ts';
-import type { ChecklistItem } from './checklist.ts';
+import type { BlueprintRegistryApi } from './contract.ts';
 import { parseBlueprint, type Blueprint } from './front-matter.ts';
 
-/** Summary of one blueprint, as `list_blueprints` returns it. */
-export type BlueprintSummary = Omit<Blueprint, 'body'>;
+export type { BlueprintCandidate, BlueprintRegistryApi, BlueprintSummary } from './contract.ts';
 
 /**
  * Ids agent-made blueprints are given: `0xA00001` up to `0xAFFFFF`. The project's own blueprints
@@ -18,30 +17,6 @@ export const AGENT_BLUEPRINT_IDS = { first: 0xa00001, last: 0xafffff } as const;
 export function isAgentBlueprintId(id: string): boolean {
   const n = /^0x[0-9A-F]{6}$/.test(id) ? Number.parseInt(id.slice(2), 16) : NaN;
   return n >= AGENT_BLUEPRINT_IDS.first - 1 && n <= AGENT_BLUEPRINT_IDS.last;
-}
-
-/** A blueprint an upgrade may be built from: in force, or an agent-made version waiting for approval. */
-export interface BlueprintCandidate {
-  blueprint: Blueprint;
-  /** Its verification checklist. */
-  checklist: ChecklistItem[];
-  /** `project`: a file; `active`: an agent-made version in force; `pending`: one waiting for a person. */
-  status: 'project' | 'active' | 'pending';
-  /** The change of that version (agent-made only). */
-  change?: string;
-}
-
-/** The Blueprints upgrade's API. */
-export interface BlueprintRegistryApi {
-  /** Every blueprint in force, the project's and agents', sorted by id. */
-  list(): BlueprintSummary[];
-  /** The blueprint with `id`; throws `BLUEPRINT_NOT_FOUND` suggesting close ids. */
-  get(id: string): Blueprint;
-  /**
-   * The blueprint `id` for building an upgrade from: the one in force, else the newest agent-made
-   * version waiting for approval, else `undefined`.
-   */
-  candidate(id: string): BlueprintCandidate | undefined;
 }
 
 /** Reads and parses every `blueprints/*.md`; ids must be unique and below the agents' range. */

@@ -5,7 +5,7 @@
  * (code, reasons, test values) is bound as text: nothing of it is ever HTML.
  */
 import { css, html, nothing, type TemplateResult } from 'lit';
-import type { ChangePresentation, ChangeRecord, ChangeTest } from '../../src/kernel/change-contract.ts';
+import type { ChangePresentation, ChangeRecord, ChangeTest } from '../../src/contracts/change-contract.ts';
 import { counted } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import { diffStats, lineDiff, type DiffRow } from './line-diff.ts';

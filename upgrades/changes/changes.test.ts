@@ -2,7 +2,7 @@
 // workspace in memory. The tool kind (MadeTools) runs the same path for real in its own suites.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangeKindHandler, ChangeRecord } from '../../src/kernel/change-contract.ts';
+import type { ChangeKindHandler, ChangeRecord } from '../../src/contracts/change-contract.ts';
 import { createEventBus, type EventBus } from '../../src/kernel/event-bus.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';

@@ -15,20 +15,19 @@ import type {
   ChangeTest,
   LoadFailure,
   ProposeRequest,
-  SelfModificationPolicy,
-} from '../../src/kernel/change-contract.ts';
+} from '../../src/contracts/change-contract.ts';
 import { ArmatureError, describeError, toErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
-import type { ToolCaller } from '../../src/kernel/events.ts';
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import type { SystemArea } from '../workspace/system-area.ts';
+import type { SystemArea } from '../workspace/contract.ts';
 import { LineageStore } from './lineage.ts';
 import { presentChange } from './present.ts';
 import { ChangeRecords, targetQueue } from './records.ts';
 import { RunTracker } from './run-tracker.ts';
 import { trimTest, verdictOf } from './verdict.ts';
-import { dependencyOrder } from '../../src/kernel/dependency-order.ts';
+import { isPerson, personaPolicy, refuseAgent } from './policy.ts';
+import { dependencyOrder } from '../../src/kernel/boot/dependency-order.ts';
 
 /** Options of {@link createChanges}. */
 export interface ChangesOptions {
@@ -44,13 +43,6 @@ export interface ChangesOptions {
   safe?: boolean;
 }
 
-/** Whether `caller` is a person (the dashboard or the command line): only people approve. */
-export function isPerson(caller: ToolCaller): boolean {
-  return caller === 'ui' || caller === 'cli';
-}
-
-const POLICY_FIELD = { tool: 'tools', upgrade: 'upgrades', blueprint: 'blueprints', persona: 'persona' } as const;
-
 /** Creates the change path over `options.area`, loading the lineage recorded there. */
 export function createChanges(options: ChangesOptions): ChangesApi & { dispose(): void; problems: string[] } {
   const { bus, persona } = options;
@@ -60,6 +52,7 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
   const records = new ChangeRecords(loaded.records);
   const kinds = new Map<ChangeKind, ChangeKindHandler>();
   const runs = new RunTracker(bus);
+  const { policy, check: checkPolicy, automatic } = personaPolicy(persona);
   const failures: LoadFailure[] = [];
   const queue = targetQueue();
   /** Runs `op` after every earlier operation on the same target. */
@@ -73,20 +66,9 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
     });
   };
 
-  const policy = (kind: ChangeKind): SelfModificationPolicy => persona.selfModification?.[POLICY_FIELD[kind]] ?? 'ask';
-
-  const checkPolicy = (kind: ChangeKind, caller: ToolCaller) => {
-    if (isPerson(caller) || policy(kind) !== 'off') return;
-    throw new ArmatureError('SELF_MODIFICATION_OFF', `[changes] persona ${persona.id} may not change ${POLICY_FIELD[kind]} (selfModification.${POLICY_FIELD[kind]} is "off")`, {
-      hint: `A person can allow it: set "selfModification": { "${POLICY_FIELD[kind]}": "ask" } in modules/personas/${persona.id}.json.`,
-    });
-  };
-
   const newId = () => records.newId();
   const history = (kind: ChangeKind, target: string) => records.history(kind, target);
   const activeOf = (kind: ChangeKind, target: string) => records.activeOf(kind, target);
-  /** Who lets a change into force without a person's decision now: the person who proposed it, or the policy. */
-  const automatic = (r: ChangeRecord) => (isPerson(r.caller.via) ? r.caller.via : policy(r.kind) === 'auto' ? 'auto' : undefined);
 
   const callerOf = (o: ChangeOptions): ChangeCaller => {
     const run = runs.runOf(o.caller, o.callId);
@@ -215,11 +197,6 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
         const pending = records.list({ status: 'pending' }).map((r) => r.id);
         return pending.length ? `Pending changes: ${pending.join(', ')}.` : 'No change is pending: list them with armature changes.';
       })(),
-    });
-
-  const refuseAgent = (what: string, caller: ToolCaller) =>
-    new ArmatureError('APPROVAL_REFUSED', `[changes] only a person can ${what} a change (from the dashboard or with armature ${what}); the caller was ${quote(caller)}`, {
-      hint: 'An agent can never approve or reject a change, its own or another\'s: ask a person to review it.',
     });
 
   const readContent = async (r: ChangeRecord): Promise<unknown> => {

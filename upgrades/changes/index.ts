@@ -1,10 +1,10 @@
-import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
-import type { WorkspaceApi } from '../workspace/workspace.ts';
+import type { WorkspaceApi } from '../workspace/contract.ts';
 import { createChanges } from './changes.ts';
 import { CHANGES_AREA } from './lineage.ts';
 
-export type { ChangesApi } from '../../src/kernel/change-contract.ts';
+export type { ChangesApi } from '../../src/contracts/change-contract.ts';
 
 /** Changes: the one path every agent-made change takes, its history, and the approvals. */
 export const metadata: UpgradeMetadata = {

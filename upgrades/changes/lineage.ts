@@ -9,9 +9,9 @@
  *
  * The records in force are the lines folded in order. Nothing is ever overwritten in place.
  */
-import type { ChangeKind, ChangeRecord } from '../../src/kernel/change-contract.ts';
+import type { ChangeKind, ChangeRecord } from '../../src/contracts/change-contract.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { SystemArea } from '../workspace/system-area.ts';
+import type { SystemArea } from '../workspace/contract.ts';
 import { canonicalJson, sha256Hex } from './content-hash.ts';
 
 /** The area's name. */

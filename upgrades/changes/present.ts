@@ -1,4 +1,4 @@
-import type { ChangeKind, ChangeKindHandler, ChangePresentation, ChangeRecord } from '../../src/kernel/change-contract.ts';
+import type { ChangeKind, ChangeKindHandler, ChangePresentation, ChangeRecord } from '../../src/contracts/change-contract.ts';
 import type { LineageStore } from './lineage.ts';
 import type { ChangeRecords } from './records.ts';
 

@@ -3,7 +3,7 @@
  * new ids, and what a record's requirements (the changes it builds on) have become. Only the
  * change path writes them, always through the lineage first.
  */
-import type { ChangeFilter, ChangeKind, ChangeRecord } from '../../src/kernel/change-contract.ts';
+import type { ChangeFilter, ChangeKind, ChangeRecord } from '../../src/contracts/change-contract.ts';
 
 /** Every change record by id, in the order first recorded. */
 export class ChangeRecords {

@@ -2,8 +2,8 @@
 // force, and apps come back at boot after the apps they depend on. Over a real workspace in memory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChangeKindHandler, ChangesApi, SelfModificationPolicy } from '../../src/kernel/change-contract.ts';
-import { reportOf } from '../../src/kernel/change-history.ts';
+import type { ChangeKindHandler, ChangesApi, SelfModificationPolicy } from '../../src/contracts/change-contract.ts';
+import { reportOf } from '../../src/contracts/change-history.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';

@@ -4,7 +4,7 @@
  * is kept in a record without letting one huge value swell the lineage; and the order versions
  * that depend on each other come back in.
  */
-import type { ChangeTest } from '../../src/kernel/change-contract.ts';
+import type { ChangeTest } from '../../src/contracts/change-contract.ts';
 import { errorLine } from '../../src/kernel/errors.ts';
 
 /** Why a version with these problems and tests is rejected, or `undefined` when it passed. */

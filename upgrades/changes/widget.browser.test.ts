@@ -2,7 +2,7 @@
 // a small kind of its own whose "code" is text: the tool kind drives the same widget for real in the
 // dashboard's end-to-end suite.
 import { expect } from 'chai';
-import type { ChangeKindHandler } from '../../src/kernel/change-contract.ts';
+import type { ChangeKindHandler } from '../../src/contracts/change-contract.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';

@@ -1,5 +1,5 @@
 import { css, html, nothing } from 'lit';
-import type { ChangeRecord, ChangesApi, LoadFailure } from '../../src/kernel/change-contract.ts';
+import type { ChangeRecord, ChangesApi, LoadFailure } from '../../src/contracts/change-contract.ts';
 import type { ArmatureEventType } from '../../src/kernel/events.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';

@@ -1,8 +1,8 @@
-import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
-import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
+import type { PyodideRuntimeApi } from '../pyodide-runtime/contract.ts';
 import type { PythonToolApi } from '../python-tool/python-tool-types.ts';
 import { madeToolHandlers } from './made-tools.ts';
 import { createToolKind, partId, type LiveToolInfo } from './tool-kind.ts';

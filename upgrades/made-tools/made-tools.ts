@@ -5,8 +5,8 @@
  * person's, on the dashboard or the command line.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { type ChangeAnswerBase, approvalHint, changeAnswerBase, historyEntry, testMs, testOutcome } from '../../src/kernel/change-history.ts';
+import type { ChangeRecord, ChangesApi } from '../../src/contracts/change-contract.ts';
+import { type ChangeAnswerBase, approvalHint, changeAnswerBase, historyEntry, testMs, testOutcome } from '../../src/contracts/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';

@@ -5,28 +5,13 @@
  * a tool in force imports its version's function and calls it directly (no bridge round trip);
  * a call from JavaScript or an agent is one `execute` of {@link invokeCode}.
  */
+import packageInit from './armature_made/__init__.py';
 
 /** The Python package holding every version's module. */
 export const MADE_PACKAGE = 'armature_made';
 
-/** The package's `__init__.py`: `invoke`, the one entry point of calls from the host. */
-export const PACKAGE_INIT = `"""Agent-made Python tools: one module per version (v_<sha256 prefix>), written once. Installed by MadeTools; do not edit."""
-import importlib as _importlib
-import inspect as _inspect
-import json as _json
-
-
-def invoke(module, function, args_json):
-    """Calls function(**args) of the version module; the tool's value is what it returns."""
-    fn = getattr(_importlib.import_module(f"${MADE_PACKAGE}.{module}"), function, None)
-    if not callable(fn):
-        raise NameError(f"the tool's code defines no function {function}(): define def {function}(...) taking the tool's arguments as keywords")
-    result = fn(**_json.loads(args_json))
-    if _inspect.iscoroutine(result):
-        result.close()
-        raise TypeError(f"{function}() is a coroutine function: define it with def, not async def")
-    return result
-`;
+/** The package's `__init__.py` (`armature_made/__init__.py` beside this file): `invoke`, the one entry point of calls from the host. */
+export const PACKAGE_INIT: string = packageInit;
 
 /** The module name of a version, e.g. `v_1a2b3c4d5e6f7a8b`. */
 export function versionModule(hash: string): string {

@@ -6,7 +6,7 @@
  */
 import { EVERY_TOOL, personaAllows } from '../../src/kernel/allow-list.ts';
 import { quote } from '../../src/kernel/bounded.ts';
-import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/kernel/change-contract.ts';
+import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/contracts/change-contract.ts';
 import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
@@ -14,7 +14,7 @@ import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolExecutor, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
 import type { ModuleParts, ToolCallContext } from '../../src/kernel/upgrade.ts';
-import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
+import type { PyodideRuntimeApi } from '../pyodide-runtime/contract.ts';
 import type { PythonToolApi } from '../python-tool/python-tool-types.ts';
 import { Canary, type CanaryOptions } from './canary.ts';
 import { JsTool } from './js-tool.ts';

@@ -4,12 +4,12 @@
  * with its own time limit; the outcome is compared with what the test expects.
  */
 import type { z } from 'zod';
-import type { ChangeTest } from '../../src/kernel/change-contract.ts';
+import type { ChangeTest } from '../../src/contracts/change-contract.ts';
 import { toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
-import { judge } from '../../src/kernel/test-expectations.ts';
+import { judge } from '../../src/contracts/test-expectations.ts';
 
-export { judge, sameValue } from '../../src/kernel/test-expectations.ts';
+export { judge, sameValue } from '../../src/contracts/test-expectations.ts';
 import type { ToolTestSpec } from './tool-spec.ts';
 
 /** Runs the code of a version once with validated arguments; rejects with the code's error. */

@@ -1,10 +1,10 @@
-import type { ChangesApi } from '../../src/kernel/change-contract.ts';
+import type { ChangesApi } from '../../src/contracts/change-contract.ts';
 import { describeError } from '../../src/kernel/errors.ts';
 import type { ToolResult, ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
-import type { BlueprintRegistryApi } from '../blueprints/index.ts';
-import type { PersonaOverlayApi } from '../persona-overlay/index.ts';
-import type { WorkspaceApi } from '../workspace/workspace.ts';
+import type { BlueprintRegistryApi } from '../blueprints/contract.ts';
+import type { PersonaOverlayApi } from '../persona-overlay/contract.ts';
+import type { WorkspaceApi } from '../workspace/contract.ts';
 import { MADE_UPGRADES_EVENTS } from './events.ts';
 import { madeUpgradeHandlers } from './made-upgrades.ts';
 import type { UpgradeStatus } from './status.ts';

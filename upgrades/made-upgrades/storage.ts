@@ -7,7 +7,7 @@
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { SystemArea } from '../workspace/system-area.ts';
+import type { SystemArea } from '../workspace/contract.ts';
 
 /** The hidden area upgrades keep their data in. */
 export const UPGRADE_DATA_AREA = 'upgrade-data';

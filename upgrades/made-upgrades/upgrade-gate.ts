@@ -6,12 +6,12 @@
  * checklist names one of those tests. Anything else: rejected, with the report.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import type { ChangeTest, GateReport } from '../../src/kernel/change-contract.ts';
+import type { ChangeTest, GateReport } from '../../src/contracts/change-contract.ts';
 import { describeError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
-import { judge } from '../../src/kernel/test-expectations.ts';
+import { judge } from '../../src/contracts/test-expectations.ts';
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
-import type { BlueprintRegistryApi } from '../blueprints/index.ts';
+import type { BlueprintRegistryApi } from '../blueprints/contract.ts';
 import type { UpgradeInstance } from './upgrade-instance.ts';
 import { fullToolName, staticProblems, type MadeUpgradeContent } from './upgrade-spec.ts';
 

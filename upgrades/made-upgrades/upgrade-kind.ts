@@ -6,10 +6,10 @@
  * one's calls in flight finish, its subscriptions and worker end; the upgrades that depend on it
  * are reloaded after it, in dependency order.
  */
-import { dependencyOrder } from '../../src/kernel/dependency-order.ts';
+import { dependencyOrder } from '../../src/kernel/boot/dependency-order.ts';
 import { EVERY_TOOL, personaAllows } from '../../src/kernel/allow-list.ts';
 import { quote } from '../../src/kernel/bounded.ts';
-import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/kernel/change-contract.ts';
+import type { ChangeKindHandler, ChangesApi, VersionInfo } from '../../src/contracts/change-contract.ts';
 import { checkPayload, compileDeclarations } from '../../src/kernel/declared-events.ts';
 import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
 import type { DeclaredEvents, EventScope } from '../../src/kernel/event-bus.ts';
@@ -17,8 +17,8 @@ import type { Disposable } from '../../src/kernel/lifecycle.ts';
 import { namespaceOfMadeUpgrade, namespaceOfTool } from '../../src/kernel/namespaces.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ModuleParts } from '../../src/kernel/upgrade.ts';
-import type { BlueprintRegistryApi } from '../blueprints/index.ts';
-import type { SystemArea } from '../workspace/system-area.ts';
+import type { BlueprintRegistryApi } from '../blueprints/contract.ts';
+import type { SystemArea } from '../workspace/contract.ts';
 import { gateUpgrade } from './upgrade-gate.ts';
 import { UpgradeInstance, type InstanceLimits } from './upgrade-instance.ts';
 import { areaStorage, memoryStorage } from './storage.ts';

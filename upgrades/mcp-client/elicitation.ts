@@ -10,33 +10,9 @@ import { ErrorCode, McpError, type ElicitRequest, type ElicitResult } from '@mod
 import { oneLine } from '../../src/kernel/bounded.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
+import type { ElicitationOutcome, ElicitationRequest, ElicitationResponder } from '../../src/contracts/mcp-client-contract.ts';
 
-/** What a responder is asked: plain, clone-safe data a form or a terminal can show. */
-export interface ElicitationRequest {
-  id: string;
-  /** The configured name of the server asking. */
-  server: string;
-  /** What the server says it wants (untrusted text: show it as text, never as markup). */
-  message: string;
-  /** `form`: fill `schema` (a flat object of strings, numbers, booleans, enums); `url`: open `url` to go on there. */
-  mode: 'form' | 'url';
-  schema?: { type: 'object'; properties: Record<string, Record<string, unknown>>; required?: string[] };
-  url?: string;
-  /** ms since the epoch after which the request is cancelled. */
-  expiresAt: number;
-}
-
-/** The person's answer. */
-export type ElicitationAnswer = { action: 'accept'; content?: Record<string, string | number | boolean | string[]> } | { action: 'decline' } | { action: 'cancel' };
-
-/** How an elicitation ended. */
-export type ElicitationOutcome = 'accept' | 'decline' | 'cancel' | 'timeout' | 'refused';
-
-/**
- * Someone who can answer. Resolves with the person's answer; `signal` aborts when the request
- * timed out or the server withdrew it (then the answer is not used).
- */
-export type ElicitationResponder = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
+export type { ElicitationAnswer, ElicitationOutcome, ElicitationRequest, ElicitationResponder } from '../../src/contracts/mcp-client-contract.ts';
 
 let ids = 0;
 

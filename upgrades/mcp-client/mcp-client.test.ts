@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { boot, type ArmatureSystem } from '../../src/kernel/boot.ts';
+import { boot, type ArmatureSystem } from '../../src/kernel/boot/boot.ts';
 import type { McpServers, McpServersInput } from '../../src/kernel/mcp-servers.ts';
 import type { ToolFailure } from '../../src/kernel/tool-contract.ts';
 import { referenceServers, SERVER_BINS, startHttpEverything, type HttpEverything } from '../../test/helpers/mcp-servers.ts';

@@ -14,7 +14,8 @@ import type { ModuleParts } from '../../src/kernel/upgrade.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { fileUri, ServerWaits, type ClientServices } from './client-handlers.ts';
-import { ElicitationDesk, type ElicitationRequest, type ElicitationResponder } from './elicitation.ts';
+import type { ElicitationDeskApi } from '../../src/contracts/mcp-client-contract.ts';
+import { ElicitationDesk } from './elicitation.ts';
 import { contentDeclarations, isContentTool } from './remote-content.ts';
 import { declarationsFromTools } from './results.ts';
 import { SamplingGate, type SamplingModel } from './sampling.ts';
@@ -50,22 +51,14 @@ export interface McpClientOptions {
   version?: string;
 }
 
-/** The McpClient API (the upgrade's contract). */
-export interface McpClientApi {
+/** The McpClient API (the upgrade's contract); elicitation as `src/contracts/mcp-client-contract.ts` says. */
+export interface McpClientApi extends ElicitationDeskApi {
   /** Every configured server, in config order. */
   listServers(): McpServerStatus[];
   /** One server; throws `UNKNOWN_MCP_SERVER` listing the names. */
   getServer(name: string): McpServerStatus;
   /** Stops and starts a server again; resolves to its status (never rejects for a failed start). */
   restart(name: string): Promise<McpServerStatus>;
-  /**
-   * Registers someone who can answer servers' elicitation requests for the person (the terminal,
-   * the dashboard); the latest registered answers. Without one, requests are refused. The
-   * disposable removes it. Only where the persona allows elicitation (`mcp.elicitation`).
-   */
-  addElicitationResponder(responder: ElicitationResponder): Disposable;
-  /** Elicitation requests waiting for the person. */
-  pendingElicitations(): ElicitationRequest[];
 }
 
 interface Entry {

@@ -1,26 +1,15 @@
-import type { ChangeRecord, ChangesApi } from '../../src/kernel/change-contract.ts';
-import { approvalHint, changeAnswerBase, testOutcome } from '../../src/kernel/change-history.ts';
+import type { ChangeRecord, ChangesApi } from '../../src/contracts/change-contract.ts';
+import { approvalHint, changeAnswerBase, testOutcome } from '../../src/contracts/change-history.ts';
 import { describeError } from '../../src/kernel/errors.ts';
-import { toDisposable, type Disposable } from '../../src/kernel/lifecycle.ts';
+import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
 import { createOverlayKind } from './overlay-kind.ts';
 import { nextOverlay, type PersonaOverlayArgs, type PersonaOverlayContent } from './overlay.ts';
+import type { PersonaOverlayApi } from './contract.ts';
 
 export type { PersonaOverlayArgs, PersonaOverlayContent } from './overlay.ts';
-
-/** The PersonaOverlay API: what an agent added to the persona in force. */
-export interface PersonaOverlayApi {
-  /** The overlay in force, with its version and change, or `undefined` (none, or safe mode). */
-  overlay(): (PersonaOverlayContent & { version: number; change: string }) | undefined;
-  /** The agent-made upgrades the persona runs (the overlay's `add_upgrades`). */
-  upgrades(): string[];
-  /**
-   * Hears every change of the overlay in force (the change completes once the promises a listener
-   * returns settle: e.g. the upgrades it adds have started); the disposable stops it.
-   */
-  onChange(listener: () => void | Promise<void>): Disposable;
-}
+export type { PersonaOverlayApi } from './contract.ts';
 
 /** PersonaOverlay: an agent extends its own persona with what it built — stored in the workspace, never in modules/. */
 export const metadata: UpgradeMetadata = {

@@ -4,7 +4,7 @@
  * force, and taken off.
  */
 import { quote } from '../../src/kernel/bounded.ts';
-import type { ChangeKindHandler, ChangesApi, ChangeTest } from '../../src/kernel/change-contract.ts';
+import type { ChangeKindHandler, ChangesApi, ChangeTest } from '../../src/contracts/change-contract.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { namespaceOfMadeUpgrade } from '../../src/kernel/namespaces.ts';

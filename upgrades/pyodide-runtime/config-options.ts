@@ -5,7 +5,7 @@
  * ahead of boot (`early-start.ts`) is started with exactly the options the runtime will ask for.
  */
 import type { Platform } from '../../src/platform/platform.ts';
-import type { PyodideRuntimeOptions } from './runtime-options.ts';
+import type { PyodideRuntimeOptions } from './host/runtime-options.ts';
 
 /** The upgrade's config: every {@link PyodideRuntimeOptions} field, plus `autoStart`. */
 export type PyodideRuntimeConfig = PyodideRuntimeOptions & {

@@ -9,9 +9,9 @@ import { pythonChildPids } from '../../test/helpers/python-children.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { pyodideWorkerScript } from '../../src/platform/package-layout.ts';
 import { startPythonEarly } from './early-start.ts';
-import { startPythonChild, startPythonChildEarly } from './process-link.ts';
+import { startPythonChild, startPythonChildEarly } from './process/process-link.ts';
 import { createPyodideRuntime } from './runtime.ts';
-import { defaultIndexURL, spawnWorker, spawnWorkerEarly } from './worker-handle.ts';
+import { defaultIndexURL, spawnWorker, spawnWorkerEarly } from './host/worker-handle.ts';
 import { until } from '../../test/helpers/until.ts';
 
 

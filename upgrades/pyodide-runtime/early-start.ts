@@ -7,7 +7,7 @@
 import type { EarlyStartModule } from '../../src/kernel/upgrade.ts';
 import type { Platform } from '../../src/platform/platform.ts';
 import { runtimeOptionsFromConfig, type PyodideRuntimeConfig } from './config-options.ts';
-import { resolveOptions } from './runtime-options.ts';
+import { resolveOptions } from './host/runtime-options.ts';
 
 /**
  * Starts the confined child the runtime booted with `config` on `platform` will ask for. Resolves
@@ -20,7 +20,7 @@ export async function startPythonEarly(config: PyodideRuntimeConfig, platform: P
     const { autoStart, options } = runtimeOptionsFromConfig(config, platform);
     const o = resolveOptions(options);
     if (!autoStart || o.isolation !== 'process' || typeof process === 'undefined' || signal?.aborted) return false;
-    const [{ childLaunch }, { startPythonChildEarly }] = await Promise.all([import('./process-paths.ts'), import('./process-link.ts')]);
+    const [{ childLaunch }, { startPythonChildEarly }] = await Promise.all([import('./process/process-paths.ts'), import('./process/process-link.ts')]);
     startPythonChildEarly((await childLaunch(o)).launch, undefined, signal);
     return true;
   } catch {

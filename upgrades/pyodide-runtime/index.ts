@@ -1,5 +1,5 @@
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
-import type { WorkspaceApi } from '../workspace/workspace.ts';
+import type { WorkspaceApi } from '../workspace/contract.ts';
 import { runtimeOptionsFromConfig, type PyodideRuntimeConfig } from './config-options.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
 
@@ -23,7 +23,7 @@ export const metadata: UpgradeMetadata = {
  * snapshot is kept in the platform's `pyodide-snapshot` cache unless `snapshotCache` says otherwise,
  * and (Node) downloaded packages in its `pyodide-packages` folder unless `packageCacheDir` does.
  * `network` defaults to the persona's. The pool's options (`poolSize`, `poolIdleMs`,
- * `poolQueueLimit`) size the runtimes that serve sessions; see `pool-options.ts`.
+ * `poolQueueLimit`) size the runtimes that serve sessions; see `host/runtime-options.ts`.
  */
 export const factory: UpgradeModule<PyodideRuntimeApi>['factory'] = (deps, ctx) => {
   const { autoStart, options } = runtimeOptionsFromConfig(ctx.config as PyodideRuntimeConfig, ctx.platform);

@@ -8,7 +8,7 @@ import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import { createWorkspace } from '../workspace/workspace.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
-import { defaultIndexURL } from './worker-handle.ts';
+import { defaultIndexURL } from './host/worker-handle.ts';
 import { buildWheel, lockWith } from '../../test/helpers/wheel.ts';
 import { VALUE_CASES } from './value-cases.ts';
 import { memoryStore } from '../../test/helpers/memory-platform.ts';

@@ -3,7 +3,7 @@
 // and a real pool of Web Workers drives its pool rows below.
 import { expect } from 'chai';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
-import type { PythonStatus } from '../../src/kernel/events.ts';
+import type { PythonStatus } from '../../src/contracts/python-events.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi, type RuntimeState } from './runtime.ts';
 import { PyodideRuntimeWidget } from './widget.ts';
 import { $, $$, eventually, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';

@@ -1,5 +1,5 @@
 import { css, html, nothing } from 'lit';
-import type { PythonLoadStage, PythonStatus } from '../../src/kernel/events.ts';
+import type { PythonLoadStage, PythonStatus } from '../../src/contracts/python-events.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, widgetStyles, type WidgetControl, type WidgetState, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { metadata } from './index.ts';

@@ -2,7 +2,7 @@ import { LitElement, css, html, nothing, type PropertyValues } from 'lit';
 import type { EventBus } from '../../src/kernel/event-bus.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { widgetStyles } from '../../src/widgets/module-widget.ts';
-import type { ExecuteResult } from '../pyodide-runtime/runtime.ts';
+import type { ExecuteResult } from '../pyodide-runtime/contract.ts';
 import { OutputBuffer } from './output-buffer.ts';
 import type { PythonToolApi } from './python-tool-types.ts';
 

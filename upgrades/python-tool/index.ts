@@ -1,6 +1,6 @@
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
-import type { PyodideRuntimeApi } from '../pyodide-runtime/runtime.ts';
+import type { PyodideRuntimeApi } from '../pyodide-runtime/contract.ts';
 import { createPythonTool } from './python-tool.ts';
 import type { PythonToolApi } from './python-tool-types.ts';
 

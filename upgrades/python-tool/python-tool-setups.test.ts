@@ -7,7 +7,7 @@ import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { createToolRunner } from '../tool-runner/tool-runner.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi, type PyodideRuntimeOptions } from '../pyodide-runtime/runtime.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
-import type { WorkspaceApi } from '../workspace/workspace.ts';
+import type { WorkspaceApi } from '../workspace/contract.ts';
 import type { PythonToolApi } from './python-tool-types.ts';
 import { createPythonTool } from './python-tool.ts';
 import { createWorkspace } from '../workspace/workspace.ts';

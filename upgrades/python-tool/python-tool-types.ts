@@ -7,7 +7,7 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
-import type { ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/runtime.ts';
+import type { ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/contract.ts';
 import type { PromptPlan, PromptStats } from './prompt.ts';
 
 /** Statistics for the widget. */

@@ -3,7 +3,7 @@ import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolResult } from '../../src/kernel/tool-contract.ts';
 import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
-import type { BridgeCall, ExecuteResult } from '../pyodide-runtime/runtime.ts';
+import type { BridgeCall, ExecuteResult } from '../pyodide-runtime/contract.ts';
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import { personaAllows } from '../../src/kernel/allow-list.ts';
 import { generatePythonModule, generateSkillDoc, generateSkillIndex, groupByNamespace, namespaceOfTool } from './codegen.ts';

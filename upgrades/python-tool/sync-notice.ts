@@ -2,7 +2,7 @@
  * What `execute_python`'s `sync_workspace` says when the persona kept something in Python: files
  * Python wrote without `write_file`, deletions without `delete_file`.
  */
-import type { SyncReport } from '../pyodide-runtime/runtime.ts';
+import type { SyncReport } from '../pyodide-runtime/contract.ts';
 import type { SyncOut } from './python-tool-types.ts';
 
 /** `out` with a notice of what the persona kept in Python, if anything. */

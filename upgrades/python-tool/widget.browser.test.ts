@@ -2,7 +2,7 @@
 // controls; the real one drives the same widget in test/e2e/dashboard.test.ts.
 import { expect } from 'chai';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
-import type { ExecuteResult, RuntimeState } from '../pyodide-runtime/runtime.ts';
+import type { ExecuteResult, RuntimeState } from '../pyodide-runtime/contract.ts';
 import type { PythonToolApi, PythonToolStats } from './python-tool-types.ts';
 import type { PythonConsole } from './console.ts';
 import { PythonToolWidget } from './widget.ts';

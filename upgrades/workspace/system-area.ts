@@ -1,5 +1,8 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
+import type { AreaFileInfo, SystemArea } from './contract.ts';
 import { normalizePath } from './paths.ts';
+
+export type { AreaFileInfo, SystemArea } from './contract.ts';
 
 /**
  * First path segment of the workspace's hidden system folder. Nothing under it is listed, read,
@@ -11,39 +14,6 @@ export const SYSTEM_FOLDER = '.armature';
 
 /** Area names: a kebab-case word, e.g. `runs`, `changes`. */
 const AREA_NAME = /^[a-z][a-z0-9-]{0,39}$/;
-
-/** One file of a system area. Paths are relative to the area. */
-export interface AreaFileInfo {
-  path: string;
-  size: number;
-  /** ms since the epoch. */
-  mtime: number;
-}
-
-/**
- * A named folder of the workspace's hidden system folder, for the system's own durable records.
- * Writes are as durable as workspace writes (atomic per file, resolved once on disk) and emit no
- * `workspace:*` events: the area's owner announces its own changes.
- */
-export interface SystemArea {
-  /** The area's name, e.g. `runs`. */
-  readonly name: string;
-  /** Files whose area-relative path starts with the folder `prefix`, sorted by path. Default: all. */
-  list(prefix?: string): AreaFileInfo[];
-  /** Contents of `path`, or `undefined` when absent. */
-  read(path: string): Uint8Array | undefined;
-  /** Contents of `path` as UTF-8 text, or `undefined` when absent. */
-  readText(path: string): string | undefined;
-  /** Creates or replaces `path`; resolves once durable. */
-  write(path: string, data: Uint8Array | string): Promise<AreaFileInfo>;
-  /**
-   * Appends `text` to `path` (created when absent); resolves once durable. Appends to one area run
-   * in call order, so concurrent appends never lose a line.
-   */
-  append(path: string, text: string): Promise<AreaFileInfo>;
-  /** Deletes `path`; resolves to whether it existed, once durable. */
-  delete(path: string): Promise<boolean>;
-}
 
 /** The raw operations an area needs, on full workspace paths (the workspace provides them). */
 export interface AreaBackend {

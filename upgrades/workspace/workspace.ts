@@ -3,44 +3,10 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import { fromBase64, toBase64, tryDecodeUtf8 } from './encoding.ts';
 import { InvalidPathError, normalizePath } from './paths.ts';
-import { createSystemArea, isSystemPath, SYSTEM_FOLDER, type SystemArea } from './system-area.ts';
+import type { FileInfo, SystemArea, WorkspaceApi } from './contract.ts';
+import { createSystemArea, isSystemPath, SYSTEM_FOLDER } from './system-area.ts';
 
-/** Metadata of one workspace file. */
-export interface FileInfo {
-  path: string;
-  size: number;
-  /** ms since the epoch. */
-  mtime: number;
-}
-
-/** The Workspace upgrade's API (its contract for other upgrades). */
-export interface WorkspaceApi {
-  /** Files whose path starts with `prefix` (normalized), sorted by path. Default: every file. */
-  list(prefix?: string): FileInfo[];
-  /** Metadata of `path`, or `undefined` when absent. */
-  stat(path: string): FileInfo | undefined;
-  /** Contents of `path`; throws `FILE_NOT_FOUND`. */
-  read(path: string): Uint8Array;
-  /** Contents of `path` as UTF-8; throws `FILE_NOT_FOUND` or `NOT_TEXT`. */
-  readText(path: string): string;
-  /** Creates or replaces `path`; resolves once durable. */
-  write(path: string, data: Uint8Array | string): Promise<FileInfo & { created: boolean }>;
-  /** Deletes `path`; resolves to whether it existed, once durable. */
-  delete(path: string): Promise<boolean>;
-  /** Total bytes stored (the hidden system folder included). */
-  totalBytes(): number;
-  /**
-   * The folder its files are kept in as files (Node), e.g. for MCP servers' roots; undefined in the
-   * browser. Files there change through this API: what others write there is seen after a restart.
-   */
-  readonly folder?: string;
-  /**
-   * The hidden system area `name` (kebab-case), for the system's own records: agent transcripts,
-   * change records, versions. Its files live in the same durable store but are never listed, read
-   * or written through the methods above, the file tools or Python's workspace sync.
-   */
-  area(name: string): SystemArea;
-}
+export type { FileInfo, WorkspaceApi } from './contract.ts';
 
 /** Options of {@link createWorkspace}. */
 export interface WorkspaceOptions {

@@ -7,8 +7,8 @@ import { toAnswer } from '../../../src/bridge/marshal.ts';
 import { SyncChannelAbort, SyncChannelClient } from '../../../src/bridge/sync-channel.ts';
 import { parseToolJson, toolRequestText } from '../../../src/bridge/tool-request.ts';
 import { ToolPipeClient, ToolPipeInterrupted, type SyncFs } from '../../../src/bridge/tool-pipe.ts';
-import type { WorkerMessage } from '../protocol.ts';
-import { MORE_PARTS, TOOL_STATUS } from '../python-prelude.ts';
+import type { WorkerMessage } from '../protocol/protocol.ts';
+import { MORE_PARTS, TOOL_STATUS } from '../python/python-prelude.ts';
 import type { WorkerOutput } from './output.ts';
 import type { Port } from './port.ts';
 

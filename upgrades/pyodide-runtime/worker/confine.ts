@@ -23,6 +23,7 @@ import { lockdownWorkerScope } from '../../../src/sandbox/lockdown.ts';
 import { networkAllows } from '../../../src/sandbox/network-policy.ts';
 import type { Fetched, FetchRequest, NetworkPolicy } from '../../../src/sandbox/protocol.ts';
 import { isNode } from './port.ts';
+import SWAP_JS_MODULES from '../python/swap_js_modules.py';
 
 /** What the confinement needs to know. */
 export interface ConfineOptions {
@@ -180,29 +181,6 @@ function safePyodideJs(py: PyodideInterface): Record<string, unknown> {
   return out;
 }
 
-/** Swaps `js` and `pyodide_js` in every module that holds them; forgets modules that imported names from them. */
-const SWAP_MODULES = `
-import sys
-_old = {name: sys.modules.pop(name, None) for name in ("js", "pyodide_js")}
-# Submodules too: the event loop's "from pyodide_js._api import ..." left the real _api in sys.modules.
-for _name in [m for m in sys.modules if m.startswith("js.") or m.startswith("pyodide_js.")]:
-    _was = sys.modules.pop(_name)
-    _old[_name] = _was
-import js, pyodide_js
-_new = {"js": js, "pyodide_js": pyodide_js, "pyodide_js._api": pyodide_js._api}
-# By identity, one lookup per value (_old keeps the old objects alive, so their ids stay theirs).
-_swap = {id(_was): _new.get(_name) for _name, _was in _old.items() if _was is not None}
-for _mod in list(sys.modules.values()):
-    try:
-        _vars = vars(_mod)
-    except TypeError:
-        continue
-    for _key in [_k for _k, _v in _vars.items() if id(_v) in _swap]:
-        _vars[_key] = _swap[id(_vars[_key])]
-for _name in [m for m in sys.modules if m == "pyodide.http" or m.startswith("pyodide.http.") or m in ("pyodide.code", "pyodide._run_js", "webbrowser")]:
-    del sys.modules[_name]
-[globals().pop(_n, None) for _n in ("_old", "_new", "_swap", "_mod", "_vars", "_key", "_name")]
-`;
 
 /** Stub of `process` in a confined Node worker: facts Emscripten reads, no modules, no environment, no exit. */
 function processStub(real: NodeJS.Process): Record<string, unknown> {
@@ -232,7 +210,7 @@ export function confinePython(py: PyodideInterface, o: ConfineOptions): void {
   const js = safeJs(o, realFetch);
   py.registerJsModule('js', js);
   py.registerJsModule('pyodide_js', safePyodideJs(py));
-  py.runPython(SWAP_MODULES);
+  py.runPython(SWAP_JS_MODULES);
   if (isNode) {
     for (const name of ['fetch', 'WebSocket', 'EventSource', 'BroadcastChannel', 'XMLHttpRequest', 'WebSocketStream']) delete g[name];
     g.process = processStub(g.process as NodeJS.Process);

@@ -3,7 +3,7 @@
  * read back (by mtime), and Armature's own modules under `/armature/lib`.
  */
 import type { PyodideInterface } from 'pyodide';
-import type { ReadChangedResult } from '../protocol.ts';
+import type { ReadChangedResult } from '../protocol/protocol.ts';
 
 /** Where Armature's Python modules live (first on `sys.path`). */
 export const LIB_DIR = '/armature/lib';

@@ -4,7 +4,7 @@
  * names the index lacks and only if micropip itself loads.
  */
 import type { PyodideInterface } from 'pyodide';
-import { DEFAULT_PACKAGE_INDEX, type InitRequest, type PythonErrorInfo } from '../protocol.ts';
+import { DEFAULT_PACKAGE_INDEX, type InitRequest, type PythonErrorInfo } from '../protocol/protocol.ts';
 import { allowInstallUrl } from './confine.ts';
 import { isNode } from './port.ts';
 

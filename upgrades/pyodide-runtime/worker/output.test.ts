@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOutputRing, OUTPUT_KIND, OutputRingReader } from '../../../src/bridge/output-ring.ts';
-import type { WorkerMessage } from '../protocol.ts';
+import type { WorkerMessage } from '../protocol/protocol.ts';
 import { WorkerOutput } from './output.ts';
 
 function setup() {

@@ -4,7 +4,7 @@
  * Python runs; the host never listens to the worker's own channel. Node modules are imported
  * lazily, so browser bundles never load them.
  */
-import type { PythonErrorInfo, WorkerMessage } from '../protocol.ts';
+import type { PythonErrorInfo, WorkerMessage } from '../protocol/protocol.ts';
 
 /** How the worker talks to its host. */
 export interface Port {

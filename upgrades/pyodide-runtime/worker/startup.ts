@@ -4,9 +4,8 @@
  * imported (taking a snapshot when asked) — then connect output, interrupts and the bridge.
  */
 import { loadPyodide, type PyodideInterface } from 'pyodide';
-import type { InitRequest, InitResult } from '../protocol.ts';
-import { BRIDGE_MODULE, SNAPSHOT_PREIMPORTS } from '../python-prelude.ts';
-import { RUNNER_MODULE } from '../python-runner.ts';
+import type { InitRequest, InitResult } from '../protocol/protocol.ts';
+import { BRIDGE_MODULE, RUNNER_MODULE, SNAPSHOT_PREIMPORTS } from '../python/python-prelude.ts';
 import type { WorkerBridge } from './bridge.ts';
 import { snapshotProblem } from './snapshot-header.ts';
 import { confinePython, shimProcessBinding, type ConfineOptions } from './confine.ts';

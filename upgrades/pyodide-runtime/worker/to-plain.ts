@@ -2,7 +2,7 @@
  * Python values to plain data inside the worker: Pyodide's `toJs`, then the
  * `ensureStructuredCloneable` rules, and every proxy made on the way released.
  */
-import { ensureStructuredCloneable } from '../clone-safety.ts';
+import { ensureStructuredCloneable } from '../protocol/clone-safety.ts';
 
 type ConvertibleProxy = { toJs: (o: object) => unknown; destroy?: () => void };
 

@@ -1,0 +1,29 @@
+/**
+ * How the command line writes: its two streams behind one small interface (tests pass their own),
+ * and plain-text tables. Every command's module imports it from here.
+ */
+
+/** Output sinks, replaceable in tests. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** Raw stdout/stderr, for streamed Python output. */
+  write(stream: 'stdout' | 'stderr', text: string): void;
+  /** Whether stderr is a terminal (progress bars only there). */
+  isTTY: boolean;
+}
+
+/** The process's own stdout and stderr. */
+export const processIo: CliIo = {
+  out: (t) => process.stdout.write(t + '\n'),
+  err: (t) => process.stderr.write(t + '\n'),
+  write: (stream, t) => (stream === 'stdout' ? process.stdout : process.stderr).write(t),
+  isTTY: !!process.stderr.isTTY,
+};
+
+/** Rows as a plain-text table under a header and a rule, each column as wide as its widest cell. */
+export function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}

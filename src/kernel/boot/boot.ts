@@ -1,0 +1,134 @@
+import { Container } from '../container.ts';
+import { ArmatureError } from '../errors.ts';
+import { createEventBus, type EventBus } from '../event-bus.ts';
+import { loadPersona, type ModuleReport, type UpgradeImporter } from './loader.ts';
+import { findPersona, readManifests, reservedEventPrefixes, type Manifests } from '../manifests.ts';
+import type { Persona } from '../manifest-schemas.ts';
+import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
+import { defaultPlatform } from '../../platform/detect.ts';
+import type { Platform } from '../../platform/platform.ts';
+
+/** Options of {@link boot}. */
+export interface BootOptions {
+  /** Persona id (`modules/personas/<id>.json`). Default: `default`. */
+  persona?: string;
+  /** Node: where persistent data lives. Default: `.armature` in the current directory. */
+  dataDir?: string;
+  /** Platform adapters. Default: detected (Node files, or browser IndexedDB + server snapshot). */
+  platform?: Platform;
+  /** Per-upgrade options by upgrade id, handed to each factory as `context.config`. Default: `{}`. */
+  config?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** How many recent events the bus keeps. Default: 500. */
+  historySize?: number;
+  /** The bus to use (e.g. one a page created before booting). Default: a new one. */
+  bus?: EventBus;
+  /** Default: the loader's template-literal importer. */
+  importer?: UpgradeImporter;
+  /**
+   * Safe mode: boot only what the persona files in `modules/` name — no agent-made tool, upgrade
+   * or persona overlay is brought back into force — so a person can review and undo agent-made
+   * changes (`armature boot --safe`, the dashboard's `?safe`). Default: false.
+   */
+  safe?: boolean;
+}
+
+/** A booted persona. */
+export interface ArmatureSystem {
+  /**
+   * The booted persona, as in force: its file's fields, with an agent's persona overlay (if any,
+   * and not in safe mode) applied to `tools` and `denyTools`. `manifests.personas` keeps the file's.
+   */
+  persona: Persona;
+  /** Whether it was booted in safe mode. */
+  safe: boolean;
+  /** Every manifest, validated. */
+  manifests: Manifests;
+  /** The system's event bus. */
+  bus: EventBus;
+  /** The platform adapters in use. */
+  platform: Platform;
+  /**
+   * One report per persona upgrade, in load order, each followed by the parts it runs (reports
+   * with `parent`, e.g. the McpClient's servers). Kept current: a part that fails or comes back
+   * after boot changes its report in place.
+   */
+  modules: ModuleReport[];
+  /** The ToolRunner API (calls fail with `TOOL_RUNNER_UNAVAILABLE` if it did not load). */
+  tools: ToolRunnerApi;
+  /** Resolves a loaded module's API by id. */
+  resolve<T = unknown>(id: string): Promise<T>;
+  /** Disposes every module, dependents first. */
+  dispose(): Promise<void>;
+  /** The same as `dispose()`, so `await using system = await boot()` disposes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Boots a persona: reads and validates the manifests, loads its upgrades into a persona scope,
+ * and resolves to the running system. Rejects only when the manifests are invalid or the persona
+ * does not exist; module failures are reported in `modules` and as `module:failed` events.
+ */
+export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
+  const t0 = performance.now();
+  const platform = options.platform ?? (await defaultPlatform({ dataDir: options.dataDir }));
+  const bus = options.bus ?? createEventBus({ historySize: options.historySize });
+  if (options.bus && options.historySize !== undefined) bus.setHistorySize(options.historySize);
+  const manifests = await readManifests(platform.project);
+  // A copy: an overlay changes the persona in force, never the file's as read.
+  const persona = structuredClone(findPersona(manifests, options.persona ?? 'default'));
+  bus.reserveEventPrefixes(reservedEventPrefixes(manifests));
+  const safe = options.safe ?? false;
+  const root = new Container();
+  const loaded = await loadPersona({
+    manifests,
+    persona,
+    bus,
+    platform,
+    container: root,
+    config: options.config,
+    importer: options.importer,
+    safe,
+  });
+  const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
+  const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);
+  bus.emit('system:booted', {
+    persona: persona.id,
+    loaded: loaded.reports.filter((r) => r.state === 'loaded').map((r) => r.id),
+    failed: loaded.reports.filter((r) => r.state === 'failed').map((r) => r.id),
+    durationMs: performance.now() - t0,
+  });
+  let disposed: Promise<void> | undefined;
+  const dispose = () => (disposed ??= root.dispose());
+  return {
+    persona,
+    safe,
+    manifests,
+    bus,
+    platform,
+    modules: loaded.reports,
+    tools,
+    resolve: (id) => loaded.container.resolve(id),
+    dispose,
+    [Symbol.asyncDispose]: dispose,
+  };
+}
+
+function unavailableRunner(persona: Persona, reports: ModuleReport[]): ToolRunnerApi {
+  const report = reports.find((r) => r.id === TOOL_RUNNER_ID);
+  const message = report
+    ? `[tools] ${TOOL_RUNNER_ID} failed to load: ${report.error?.message}`
+    : `[tools] persona ${persona.id} does not load ${TOOL_RUNNER_ID}: add it to modules/personas/${persona.id}.json`;
+  return {
+    registerTools() {
+      throw new ArmatureError('TOOL_RUNNER_UNAVAILABLE', message);
+    },
+    async executeTool() {
+      return { ok: false, error: { code: 'TOOL_RUNNER_UNAVAILABLE', message }, durationMs: 0 };
+    },
+    getToolDeclarations: () => [],
+    hasTool: () => false,
+    getToolDeclaration: () => undefined,
+    getToolInstances: () => [],
+    getStats: () => [],
+  };
+}

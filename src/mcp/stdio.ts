@@ -5,11 +5,10 @@
  * messages: anything else the process would print there (a stray log line) is sent to stderr
  * instead. A message over 4 MiB is refused with an error and the session goes on (`stdio-limit.ts`).
  */
-import { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { createMcpServer, type McpServerOptions } from './mcp-server.ts';
-import { LineLimit } from './stdio-limit.ts';
+import { limitedInput } from './stdio-limit.ts';
 
 /** Options of {@link serveMcpStdio}. */
 export interface McpStdioOptions extends McpServerOptions {
@@ -21,15 +20,15 @@ export interface McpStdioOptions extends McpServerOptions {
 export async function serveMcpStdio(sys: ArmatureSystem, options: McpStdioOptions = {}): Promise<void> {
   const stdout = process.stdout;
   const write = stdout.write.bind(stdout);
-  const protocol = new Writable({
-    write: (chunk: Buffer, encoding: BufferEncoding, done: (e?: Error | null) => void) => void write(chunk, encoding, done),
-  });
+  // What the transport writes goes to the real stdout (waiting for 'drain' there); everything else
+  // the process would print is sent to stderr.
+  const protocol = { write: (text: string) => write(text), once: (event: string, listener: () => void) => stdout.once(event, listener) };
   stdout.write = ((...args: Parameters<typeof stdout.write>) => process.stderr.write(...(args as [string]))) as typeof stdout.write;
   const { server, close } = await createMcpServer(sys, options);
   // One line at most 4 MiB, as over HTTP: a longer one is answered with an error, never held.
-  const input = process.stdin.pipe(new LineLimit((answer) => void protocol.write(answer)));
+  const input = limitedInput(process.stdin, (answer) => void write(answer));
   try {
-    await server.connect(new StdioServerTransport(input as unknown as typeof process.stdin, protocol));
+    await server.connect(new StdioServerTransport(input as unknown as typeof process.stdin, protocol as unknown as typeof process.stdout));
     await new Promise<void>((resolve) => {
       const done = () => resolve();
       process.stdin.once('end', done);
@@ -40,7 +39,7 @@ export async function serveMcpStdio(sys: ArmatureSystem, options: McpStdioOption
   } finally {
     // Closing the session aborts its requests in flight: their runs are cancelled.
     await close();
-    process.stdin.unpipe(input);
+    input.detach();
     // An open stdin (a signal came while the client still holds it) would keep the process up.
     process.stdin.destroy();
     stdout.write = write;

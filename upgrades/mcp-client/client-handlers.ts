@@ -27,10 +27,37 @@ const MAX_LOG_CHARS = 4000;
  */
 export class ServerWaits {
   private readonly counts = new Map<string, number>();
+  /** The running clocks of calls, by server: started again when a wait of that server ends. */
+  private readonly clocks = new Map<string, Set<() => void>>();
 
   /** Whether `server` is waiting on this client now. */
   waiting(server: string): boolean {
     return (this.counts.get(server) ?? 0) > 0;
+  }
+
+  /**
+   * A call's idle clock: its signal aborts after `ms` of silence — started again by `refresh()`
+   * (progress), and not running out while `server` waits on this client (a 75 s operation that
+   * reports progress, or a person taking a minute to answer, is not idle).
+   */
+  clock(server: string, ms: number): { signal: AbortSignal; refresh(): void; stop(): void } {
+    const idle = new AbortController();
+    const timer: ReturnType<typeof setTimeout> = setTimeout(() => {
+      if (this.waiting(server)) timer.refresh();
+      else idle.abort();
+    }, ms);
+    const refresh = () => void timer.refresh();
+    let clocks = this.clocks.get(server);
+    if (!clocks) this.clocks.set(server, (clocks = new Set()));
+    clocks.add(refresh);
+    return {
+      signal: idle.signal,
+      refresh,
+      stop: () => {
+        clearTimeout(timer);
+        clocks.delete(refresh);
+      },
+    };
   }
 
   /** Runs `work` while `server` counts as waiting on this client. */
@@ -40,6 +67,8 @@ export class ServerWaits {
       return await work();
     } finally {
       this.counts.set(server, this.counts.get(server)! - 1);
+      // The server has its answer now: its calls get a whole period again to reply.
+      for (const refresh of this.clocks.get(server) ?? []) refresh();
     }
   }
 }

@@ -5,6 +5,7 @@
  * these names wins (ours is skipped, with the reason). A `resource_link` a tool returned is
  * followed with `read_resource(link["uri"])`.
  */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import type { SkippedTool } from './results.ts';
@@ -70,4 +71,25 @@ export function contentDeclarations(capabilities: ServerCapabilities | undefined
 /** Whether `name` (without the namespace) is one of the content tools. */
 export function isContentTool(name: string): name is ContentTool {
   return (CONTENT_TOOLS as readonly string[]).includes(name);
+}
+
+/** Runs one of the content tools on `client`; what the SDK throws is the caller's to describe. */
+export async function requestContent(client: Client, tool: ContentTool, args: Record<string, unknown>, options: { signal: AbortSignal; timeout: number }): Promise<unknown> {
+  const cursor = typeof args.cursor === 'string' ? { cursor: args.cursor } : {};
+  switch (tool) {
+    case 'list_resources': {
+      const page = await client.listResources(cursor, options);
+      // Templates come with the first page: they are few, and what a caller fills in.
+      const templates = args.cursor === undefined ? (await client.listResourceTemplates({}, options).catch(() => ({ resourceTemplates: [] }))).resourceTemplates : undefined;
+      return { resources: page.resources, ...(templates ? { resourceTemplates: templates } : {}), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    }
+    case 'read_resource':
+      return client.readResource({ uri: String(args.uri) }, options);
+    case 'list_prompts': {
+      const page = await client.listPrompts(cursor, options);
+      return { prompts: page.prompts, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    }
+    case 'get_prompt':
+      return client.getPrompt({ name: String(args.name), ...(args.arguments ? { arguments: args.arguments as Record<string, string> } : {}) }, options);
+  }
 }

@@ -10,7 +10,7 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import { ArmatureError, type ErrorInfo } from '../../src/kernel/errors.ts';
 import type { McpServerSpec } from '../../src/kernel/mcp-servers.ts';
 import { clientCapabilities, installHandlers, type ClientServices } from './client-handlers.ts';
-import type { ContentTool } from './remote-content.ts';
+import { requestContent, type ContentTool } from './remote-content.ts';
 import { valueFromResult, type SkippedTool } from './results.ts';
 import { describeTarget, openTransport, redact, secretsOf, type OpenedTransport } from './transport.ts';
 
@@ -234,21 +234,14 @@ export function createServerConnection(o: ServerConnectionOptions) {
       const c = client;
       if (status.state !== 'ready' || !c) throw unavailable();
       status.calls++;
-      // The call's own clock: callTimeoutMs of silence ends it. A progress notification starts it
-      // again (a 75 s operation reporting every few seconds finishes), and so does the server
-      // waiting on this client (the person answering an elicitation, the model a sampling request);
-      // the SDK holds the maximum.
-      const idle = new AbortController();
-      const clock: ReturnType<typeof setTimeout> = setTimeout(() => {
-        if (o.services.waits.waiting(o.name)) clock.refresh();
-        else idle.abort();
-      }, o.callTimeoutMs);
+      // callTimeoutMs of silence ends the call; progress starts the clock again (the SDK holds the maximum).
+      const idle = o.services.waits.clock(o.name, o.callTimeoutMs);
       try {
         const result = await c.callTool({ name: tool, arguments: args }, undefined, {
           signal: AbortSignal.any([signal, idle.signal]),
           timeout: o.maxCallTimeoutMs,
           onprogress: (p) => {
-            clock.refresh();
+            idle.refresh();
             o.services.bus.emit('mcp-client:progress', { server: o.name, tool: full, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message ? { message: redact(p.message.slice(0, 500), secrets) } : {}) });
           },
         });
@@ -274,7 +267,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
           details: typeof code === 'number' ? { mcpCode: code } : undefined,
         });
       } finally {
-        clearTimeout(clock);
+        idle.stop();
       }
     },
 
@@ -286,25 +279,8 @@ export function createServerConnection(o: ServerConnectionOptions) {
         throw new ArmatureError('MCP_SERVER_UNAVAILABLE', `${full} cannot run: the MCP server ${o.name} is ${status.state}`, { hint: status.hint ?? restartHint });
       }
       status.calls++;
-      const options = { signal, timeout: o.callTimeoutMs };
-      const cursor = typeof args.cursor === 'string' ? { cursor: args.cursor } : {};
       try {
-        switch (tool) {
-          case 'list_resources': {
-            const page = await c.listResources(cursor, options);
-            // Templates come with the first page: they are few, and what a caller fills in.
-            const templates = args.cursor === undefined ? (await c.listResourceTemplates({}, options).catch(() => ({ resourceTemplates: [] }))).resourceTemplates : undefined;
-            return { resources: page.resources, ...(templates ? { resourceTemplates: templates } : {}), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-          }
-          case 'read_resource':
-            return await c.readResource({ uri: String(args.uri) }, options);
-          case 'list_prompts': {
-            const page = await c.listPrompts(cursor, options);
-            return { prompts: page.prompts, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-          }
-          case 'get_prompt':
-            return await c.getPrompt({ name: String(args.name), ...(args.arguments ? { arguments: args.arguments as Record<string, string> } : {}) }, options);
-        }
+        return await requestContent(c, tool, args, { signal, timeout: o.callTimeoutMs });
       } catch (e) {
         status.errors++;
         const code = (e as { code?: unknown }).code;

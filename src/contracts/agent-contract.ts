@@ -4,7 +4,6 @@
  * drives the Agent through it, and src/ imports nothing from upgrades/; the events are declared at
  * the end by augmentation of the event map, as an upgrade declares its own.
  */
-import type { LanguageModel } from 'ai';
 import type { ErrorInfo } from '../kernel/errors.ts';
 import type { Persona } from '../kernel/manifest-schemas.ts';
 
@@ -22,6 +21,17 @@ export interface AgentModelRef {
   provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible';
   model: string;
   baseURL?: string;
+}
+
+/**
+ * An AI SDK language model object (`LanguageModel` of `ai`, specification v3), named here by the
+ * fields the Agent reads: the contract stays free of the AI SDK's types, so the package's users
+ * type-check without them.
+ */
+export interface RunLanguageModel {
+  readonly specificationVersion: string;
+  readonly provider: string;
+  readonly modelId: string;
 }
 
 /** The providers a persona, the CLI or the dashboard can name. */
@@ -57,7 +67,7 @@ export interface RunOptions {
    * sampling (`armature mcp`'s `run_agent`); no key is needed, `model` and `apiKey` are ignored.
    * Default: the configured model.
    */
-  languageModel?: LanguageModel;
+  languageModel?: RunLanguageModel;
   /** Aborts the run (same as {@link AgentApi.abort}). */
   signal?: AbortSignal;
 }

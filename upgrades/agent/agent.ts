@@ -1,3 +1,4 @@
+import type { LanguageModel } from 'ai';
 import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { ArmatureEvents, ArmatureEventType } from '../../src/kernel/events.ts';
@@ -132,7 +133,8 @@ export function createAgent(options: AgentOptions): AgentApi {
     const { runId, opts, persona, toolMode, model, secrets, emit, record } = t;
     const entry = active.get(runId)!;
     if (!opts.goal.trim()) throw new ArmatureError('EMPTY_GOAL', '[agent] the goal is empty', { hint: 'Say what the agent should do.' });
-    const given = opts.languageModel;
+    // The contract names the model by a few fields; it is an AI SDK model object.
+    const given = opts.languageModel as LanguageModel | undefined;
     if (!given && (!model?.provider || !model.model)) throw noModel(persona, model);
     // A model given as an object (an MCP client's) needs no key; errors name it as a local one.
     const ref = given ? { provider: 'openai-compatible' as const, model: typeof given === 'string' ? given : given.modelId } : parseModelRef(model!);

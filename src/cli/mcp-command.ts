@@ -7,6 +7,7 @@ import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { describeError } from '../kernel/errors.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { parseMcpConfig } from '../kernel/manifests.ts';
+import { peerMissing } from '../kernel/optional-peer.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -101,10 +102,10 @@ export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, i
   const maxResultBytes = wholeNumber('--max-result-bytes', o.maxResultBytes, 1024);
   const v = await version();
   const { shutdownSignal, graceful } = await import('../mcp/shutdown.ts');
-  // The first SIGINT/SIGTERM closes the sessions (cancelling their runs); the caller then disposes the system.
-  const signal = shutdownSignal();
   if (!o.http) {
-    const { serveMcpStdio } = await import('../mcp/stdio.ts');
+    const { serveMcpStdio } = await import('../mcp/stdio.ts').catch(peerMissing('@modelcontextprotocol/sdk', 'armature mcp'));
+    // The first SIGINT/SIGTERM closes the session (cancelling its runs); the caller then disposes the system.
+    const signal = shutdownSignal();
     await serveMcpStdio(sys, { version: v, signal, maxResultBytes });
     // The client closed stdin (or a signal came): what is left — disposing — must not take long.
     if (!signal.aborted) graceful(5000, 'stdin closing');
@@ -113,7 +114,9 @@ export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, i
   const port = wholeNumber('--port', o.port, 0, 65535);
   const maxSessions = wholeNumber('--max-sessions', o.maxSessions, 1);
   const sessionTimeoutMs = wholeNumber('--session-timeout', o.sessionTimeout, 1);
-  const { serveMcpHttp } = await import('../mcp/http.ts');
+  const { serveMcpHttp } = await import('../mcp/http.ts').catch(peerMissing('@modelcontextprotocol/sdk', 'armature mcp'));
+  // The first SIGINT/SIGTERM closes the sessions (cancelling their runs); the caller then disposes the system.
+  const signal = shutdownSignal();
   const token = process.env.ARMATURE_MCP_TOKEN || undefined;
   let server;
   try {

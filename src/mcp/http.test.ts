@@ -27,7 +27,9 @@ const connect = async (url: string) => {
 };
 
 test('an idle session expires: its runtime goes back to the pool, its id answers 404, a new session works', async () => {
-  const server = await serveMcpHttp(sys, { port: 0, sessionTimeoutMs: 300 });
+  // Long enough that a loaded machine never lets the client's own steps (initialize, then initialized,
+  // then the call) stand 2 s apart; the expiry itself is waited for as an event, not a clock.
+  const server = await serveMcpHttp(sys, { port: 0, sessionTimeoutMs: 2000 });
   const ended: string[] = [];
   const pools: PythonPoolState[] = [];
   const subs = [sys.bus.on('session:ended', (e) => void ended.push(e.session)), sys.bus.on('python:pool', (p) => void pools.push(p))];
@@ -48,7 +50,7 @@ test('an idle session expires: its runtime goes back to the pool, its id answers
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(stale.status, 404);
-    assert.match(((await stale.json()) as { error: { message: string } }).error.message, /is not a live session \(it ended, expired after 300 ms idle, or never was\); start a new one with initialize/);
+    assert.match(((await stale.json()) as { error: { message: string } }).error.message, /is not a live session \(it ended, expired after 2000 ms idle, or never was\); start a new one with initialize/);
     const again = await connect(server.url);
     const fresh = (await again.client.callTool({ name: 'execute_python', arguments: { code: "'kept' in globals()" } })) as CallToolResult;
     assert.equal((fresh.structuredContent as { value: boolean }).value, false, 'a new session starts on fresh globals');

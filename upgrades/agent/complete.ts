@@ -5,13 +5,14 @@
  */
 import type { LanguageModel } from 'ai';
 import type { CompleteRequest, CompleteResult } from '../../src/contracts/agent-contract.ts';
+import { peerMissing } from '../../src/kernel/optional-peer.ts';
 
 /**
  * Asks `model` once, streaming as a run does (the same requests reach the provider). Throws what the
  * provider library reported (the caller describes it).
  */
 export async function completeOnce(model: LanguageModel, request: CompleteRequest, maxRetries: number): Promise<Omit<CompleteResult, 'model'>> {
-  const { streamText } = await import('ai');
+  const { streamText } = await import('ai').catch(peerMissing('ai', 'Agent'));
   let failure: unknown;
   const r = streamText({
     model,

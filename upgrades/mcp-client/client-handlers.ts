@@ -5,17 +5,12 @@
  * takes from them besides answers: log messages onto the bus (`mcp-client:log`).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  type ClientCapabilities,
-  type Root,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, Root } from '@modelcontextprotocol/sdk/types.js';
 import { clip } from '../../src/kernel/bounded.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
+import { peerMissing } from '../../src/kernel/optional-peer.ts';
 import type { ElicitationDesk } from './elicitation.ts';
+import { RequestRefused } from './refusal.ts';
 import type { SamplingGate } from './sampling.ts';
 
 /** Most characters of a server's log message on the bus. */
@@ -99,16 +94,31 @@ export function clientCapabilities(s: ClientServices): ClientCapabilities {
   };
 }
 
-/** Installs the handlers on `client`, the connection to `server`; `redact` hides its secrets. */
-export function installHandlers(client: Client, server: string, s: ClientServices, redact: (text: string) => string): void {
+/**
+ * Installs the handlers on `client`, the connection to `server`; `redact` hides its secrets. The
+ * SDK's schemas are loaded here, with the client (the SDK is an optional peer: the McpClient
+ * loads without it and says what to install when a server is configured).
+ */
+export async function installHandlers(client: Client, server: string, s: ClientServices, redact: (text: string) => string): Promise<void> {
+  const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, McpError } = await import('@modelcontextprotocol/sdk/types.js').catch(
+    peerMissing('@modelcontextprotocol/sdk', 'McpClient'),
+  );
+  // A refusal goes to the server as the protocol's error, with its code and sentence.
+  const answering = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (e) {
+      throw e instanceof RequestRefused ? new McpError(e.code, e.message) : e;
+    }
+  };
   if (s.roots) {
     const roots = s.roots;
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }));
   }
-  if (s.sampling.offered) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => s.waits.during(server, () => s.sampling.answer(server, req.params, extra.signal)));
+  if (s.sampling.offered) client.setRequestHandler(CreateMessageRequestSchema, (req, extra) => answering(() => s.waits.during(server, () => s.sampling.answer(server, req.params, extra.signal))));
   if (s.elicitation) {
     const desk = s.elicitation;
-    client.setRequestHandler(ElicitRequestSchema, (req, extra) => s.waits.during(server, () => desk.ask(server, req.params, extra.signal)));
+    client.setRequestHandler(ElicitRequestSchema, (req, extra) => answering(() => s.waits.during(server, () => desk.ask(server, req.params, extra.signal))));
   }
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     const data = typeof n.params.data === 'string' ? n.params.data : JSON.stringify(n.params.data);

@@ -6,11 +6,12 @@
  * answer that does not come within the timeout is a `cancel`. Only a person answers: there is no
  * tool for it, so an agent cannot accept on anyone's behalf.
  */
-import { ErrorCode, McpError, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { oneLine } from '../../src/kernel/bounded.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ElicitationOutcome, ElicitationRequest, ElicitationResponder } from '../../src/contracts/mcp-client-contract.ts';
+import { REFUSAL, RequestRefused } from './refusal.ts';
 
 export type { ElicitationAnswer, ElicitationOutcome, ElicitationRequest, ElicitationResponder } from '../../src/contracts/mcp-client-contract.ts';
 
@@ -43,7 +44,7 @@ export class ElicitationDesk {
     const id = `elicit-${++ids}`;
     if (!responder) {
       this.bus.emit('mcp-client:elicitation-ended', { id, server, outcome: 'refused' });
-      throw new McpError(ErrorCode.InvalidRequest, 'elicitation refused: nobody can answer here (no terminal or dashboard is asking the person); run the command in a terminal, or from the dashboard');
+      throw new RequestRefused(REFUSAL.invalidRequest, 'elicitation refused: nobody can answer here (no terminal or dashboard is asking the person); run the command in a terminal, or from the dashboard');
     }
     const request: ElicitationRequest = {
       id,
@@ -74,7 +75,7 @@ export class ElicitationDesk {
         return { action: 'cancel' };
       }
       if (controller.signal.aborted) return { action: 'cancel' };
-      throw new McpError(ErrorCode.InternalError, `elicitation failed: ${(e as Error)?.message ?? e}`);
+      throw new RequestRefused(REFUSAL.internalError, `elicitation failed: ${(e as Error)?.message ?? e}`);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', withdrawn);

@@ -11,6 +11,9 @@ export type { McpClientApi } from './mcp-client.ts';
 export type { McpServerStatus, McpServerState } from './server-connection.ts';
 export type { ElicitationAnswer, ElicitationRequest, ElicitationResponder } from './elicitation.ts';
 
+/** Its options' schema: boot checks `config.McpClient` against it (docs/configuration.md lists them). */
+export { McpClientConfigSchema as configSchema } from './config.ts';
+
 /** McpClient: other MCP servers' tools, registered as Armature tools under each server's namespace. */
 export const metadata: UpgradeMetadata = {
   id: 'McpClient',

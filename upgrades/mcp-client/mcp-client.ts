@@ -14,13 +14,15 @@ import type { ModuleParts } from '../../src/kernel/upgrade.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { fileUri, ServerWaits, type ClientServices } from './client-handlers.ts';
-import type { ElicitationDeskApi } from '../../src/contracts/mcp-client-contract.ts';
 import { ElicitationDesk } from './elicitation.ts';
 import { contentDeclarations, isContentTool } from './remote-content.ts';
 import { declarationsFromTools } from './results.ts';
 import { SamplingGate, type SamplingModel } from './sampling.ts';
 import { createServerConnection, type McpServerStatus, type ServerConnection } from './server-connection.ts';
 import { describeTarget } from './transport.ts';
+import type { McpClientApi } from './mcp-client-contract.ts';
+
+export type { McpClientApi } from './mcp-client-contract.ts';
 
 /** Options of {@link createMcpClient}. */
 export interface McpClientOptions {
@@ -51,15 +53,6 @@ export interface McpClientOptions {
   version?: string;
 }
 
-/** The McpClient API (the upgrade's contract); elicitation as `src/contracts/mcp-client-contract.ts` says. */
-export interface McpClientApi extends ElicitationDeskApi {
-  /** Every configured server, in config order. */
-  listServers(): McpServerStatus[];
-  /** One server; throws `UNKNOWN_MCP_SERVER` listing the names. */
-  getServer(name: string): McpServerStatus;
-  /** Stops and starts a server again; resolves to its status (never rejects for a failed start). */
-  restart(name: string): Promise<McpServerStatus>;
-}
 
 interface Entry {
   name: string;

@@ -6,9 +6,10 @@
  * with the reason. Every request is announced (`mcp-client:sampled`), answered or not. Requests
  * with tools are not offered (the capability `sampling.tools` is not declared).
  */
-import { ErrorCode, McpError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+import { REFUSAL, RequestRefused } from './refusal.ts';
 
 /** Default of the persona's `mcp.sampling.maxRequests`. */
 export const DEFAULT_MAX_SAMPLING_REQUESTS = 10;
@@ -57,13 +58,13 @@ export class SamplingGate {
     this.used.delete(server);
   }
 
-  /** Answers `server`'s request, or throws an McpError saying why not. */
+  /** Answers `server`'s request, or throws a {@link RequestRefused} saying why not. */
   async answer(server: string, params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult> {
     const n = this.requests(server) + 1;
     this.used.set(server, n);
     const refuse = (message: string): never => {
       this.bus.emit('mcp-client:sampled', { server, ok: false, requests: n, maxRequests: this.maxRequests, error: message });
-      throw new McpError(ErrorCode.InvalidRequest, `sampling refused: ${message}`);
+      throw new RequestRefused(REFUSAL.invalidRequest, `sampling refused: ${message}`);
     };
     if (!this.offered) return refuse(`persona ${this.persona.id} does not let MCP servers use its model (its "mcp": { "sampling": ... })`);
     if (n > this.maxRequests) return refuse(`this server has used its ${this.maxRequests} sampling requests (persona ${this.persona.id}'s mcp.sampling.maxRequests); restart it to start again`);

@@ -111,6 +111,9 @@ describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
       expect(a.ok && a.value).to.equal('a');
       const blocked = rt.execute('call_tool("gate")', { session: 'B' });
       await reached;
+      // The shared runtime never started, yet Python runs: the card is active and counts the session's run.
+      expect(await eventually(el, () => stateOf(el), 'active')).to.equal('active');
+      expect($(el, '.metrics')!.textContent).to.match(/Python in 2 session workers\s*1 run \(1 in sessions\)/);
       const b = await rt.execute('x', { session: 'A' });
       expect(b.ok && b.value, 'session A ran while session B was blocked').to.equal('a');
       // A third session waits for a worker.
@@ -125,6 +128,9 @@ describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
       expect(((r) => r.ok && r.value)(await blocked)).to.equal('opened');
       const idle = ['2 of 2 (0 busy)', '2', '0 waiting (limit 5)'];
       expect(await eventually(el, pool, idle)).to.deep.equal(idle);
+      // Afterwards, every run is counted, and nothing runs.
+      expect(await eventually(el, () => $(el, '.secondary')!.textContent, '4 runs (4 in sessions) · 0 restarts')).to.equal('4 runs (4 in sessions) · 0 restarts');
+      expect(stateOf(el), 'workers wait for sessions: not "disabled"').to.equal('idle');
     } finally {
       el.remove();
       await rt.dispose();

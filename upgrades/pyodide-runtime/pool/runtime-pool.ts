@@ -74,6 +74,8 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
   let handler: { h: ToolCallHandler | undefined; observe?: (call: BridgeCall) => void } | undefined;
   const modules = new PoolModules();
   let disposed = false;
+  /** Runs finished on session runtimes. */
+  let runs = 0;
 
   const state = (): PythonPoolState => ({
     size: o.size,
@@ -82,6 +84,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
     sessions: sessions.size,
     queued: waiting.length,
     queueLimit: o.queueLimit,
+    runs,
   });
   const events = new PoolEvents(state, (s) => host.emit('python:pool', s));
   const changed = () => events.changed();
@@ -299,6 +302,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
           m.notice = undefined;
           await modules.updated(m.rt);
           const r = await m.rt.execute(code, { ...rest, runId, ...(m.owner === undefined ? {} : { owner: m.owner }) });
+          runs++;
           return notice ? { ...r, notice: r.notice ? `${notice} ${r.notice}` : notice } : r;
         },
         (r): ExecuteResult => {

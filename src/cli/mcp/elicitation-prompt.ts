@@ -6,9 +6,9 @@
  * characters (it never reaches the terminal raw). A request withdrawn or timed out stops asking.
  */
 import { createInterface } from 'node:readline';
-import { oneLine } from '../kernel/bounded.ts';
-import type { ElicitationAnswer, ElicitationDeskApi, ElicitationRequest, ElicitationResponder } from '../contracts/mcp-client-contract.ts';
-import type { ArmatureSystem } from '../kernel/boot/boot.ts';
+import { oneLine } from '../../kernel/bounded.ts';
+import type { ElicitationAnswer, ElicitationDeskApi, ElicitationRequest, ElicitationResponder } from '../../contracts/mcp-client-contract.ts';
+import type { ArmatureSystem } from '../../kernel/boot/boot.ts';
 
 type Field = Record<string, unknown>;
 type Value = string | number | boolean | string[];

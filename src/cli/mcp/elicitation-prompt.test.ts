@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import type { ElicitationRequest } from '../contracts/mcp-client-contract.ts';
+import type { ElicitationRequest } from '../../contracts/mcp-client-contract.ts';
 import { parseField, terminalResponder } from './elicitation-prompt.ts';
 
 const request: ElicitationRequest = {

@@ -22,6 +22,8 @@ const dir = tempDir('mcp-features');
 const mcpConfig = join(dir, 'mcp.json');
 writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [SERVER_BINS.everything] } } }));
 /** A 1x1 PNG. */
+/** A WAV header with no samples, as base64. */
+const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 let stdio: Client;
 let http: Client;
@@ -112,6 +114,11 @@ for (const [transport, client] of [['stdio', () => stdio], ['http', () => http]]
     assert.ok(!text(r).includes(PNG), 'the text names the image instead of carrying it');
     assert.match(text(r), /"data": "<\d+ characters of base64: sent as a content block>"/);
     assert.equal((r.structuredContent as { value: { data: string } }).value.data, PNG, 'the structured value is whole');
+    // Audio too, beside an image in a list.
+    const both = (await client().callTool({ name: 'execute_python', arguments: { code: `[{"type": "image", "mimeType": "image/png", "data": "${PNG}"}, {"type": "audio", "mimeType": "audio/wav", "data": "${WAV}"}]` } })) as CallToolResult;
+    assert.notEqual(both.isError, true, text(both));
+    assert.deepEqual(both.content.filter((c) => c.type !== 'text'), [{ type: 'image', mimeType: 'image/png', data: PNG }, { type: 'audio', mimeType: 'audio/wav', data: WAV }]);
+    assert.ok(!text(both).includes(WAV), 'the text names the audio instead of carrying it');
   });
 }
 

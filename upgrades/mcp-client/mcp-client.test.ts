@@ -141,6 +141,18 @@ test('a cancelled call stops waiting at once and the server keeps serving', asyn
   assert.equal((await sys.tools.executeTool('everything.echo', { message: 'still here' })).ok, true);
 });
 
+test('progress keeps a call alive past callTimeoutMs, but not past maxCallTimeoutMs', async () => {
+  const capped = await start({ everything: { command: process.execPath, args: [SERVER_BINS.everything] } }, tempDir('mcp-capped'), { callTimeoutMs: 1000, maxCallTimeoutMs: 2500 });
+  try {
+    // Progress every 0.5 s: the 1 s idle clock never runs out, the 2.5 s bound does.
+    const r = failure(await capped.tools.executeTool('everything.trigger-long-running-operation', { duration: 6, steps: 12 }));
+    assert.equal(r.error.code, 'TIMEOUT', JSON.stringify(r));
+    assert.match(r.error.message, /did not finish within 2500 ms/);
+  } finally {
+    await capped.dispose();
+  }
+});
+
 test('servers that cannot start, time out or collide are failed modules with readable errors; secrets are redacted', async () => {
   const data = tempDir('mcp-failing');
   const s = await start(

@@ -25,7 +25,7 @@ export const NODE_ONLY: readonly RegExp[] = [
 export const BROWSER_ONLY: readonly RegExp[] = [
   /^src\/(widgets|dashboard)\//,
   /(^|\/)widget\.ts$/,
-  /^upgrades\/[a-z-]+\/(settings-form|transcript-view|change-view|upgrade-widget|console)\.ts$/,
+  /^upgrades\/[a-z-]+\/(settings-form|transcript-view|change-view|upgrade-widget|console|elicitation-form)\.ts$/,
   /^src\/platform\/browser[a-z-]*\.ts$/,
   /^src\/sandbox\/browser-[a-z-]+\.ts$/,
   /^test\/helpers\/scripted-model-browser\.ts$/,

@@ -1,8 +1,12 @@
 // The widget renders what the McpClient reports; the client itself runs real servers in Node
-// (mcp-client.test.ts), so here a plain object stands in for its API.
+// (mcp-client.test.ts), so here a plain object stands in for its API — with the McpClient's own
+// elicitation desk behind it, which the widget answers for the person.
 import { expect } from 'chai';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
+import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationDesk } from './elicitation.ts';
 import type { McpClientApi } from './mcp-client.ts';
+import { RequestRefused } from './refusal.ts';
 import type { McpServerStatus } from './server-connection.ts';
 import { McpClientWidget } from './widget.ts';
 import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
@@ -14,6 +18,7 @@ const server = (over: Partial<McpServerStatus>): McpServerStatus => ({
 
 function setup(servers: McpServerStatus[]) {
   const bus = createEventBus();
+  const desk = new ElicitationDesk(bus, 60_000);
   const restarted: string[] = [];
   const api: McpClientApi = {
     listServers: () => servers,
@@ -25,12 +30,12 @@ function setup(servers: McpServerStatus[]) {
       bus.emit('module:loaded', { id: `mcp:${n}`, version: '1.0.0', durationMs: 1, parent: 'McpClient' });
       return s;
     },
-    addElicitationResponder: () => ({ dispose() {} }),
-    pendingElicitations: () => [],
+    addElicitationResponder: (responder) => desk.addResponder(responder),
+    pendingElicitations: () => desk.pending(),
   };
   const el = new McpClientWidget();
   el.context = { bus, moduleId: 'McpClient', api, report: report('McpClient', { category: 'tools' }) };
-  return { bus, el, restarted };
+  return { bus, el, restarted, desk };
 }
 
 describe('mcp-client-widget', () => {
@@ -71,5 +76,57 @@ describe('mcp-client-widget', () => {
     expect(stateOf(el)).to.equal('active');
     expect($$(el, 'tbody p[role=alert]')).to.have.length(0);
     el.remove();
+  });
+
+  it('answers a server\'s elicitation with a form: the server\'s text as text, bad values said, then sent; declined; withdrawn; refused once it is gone', async () => {
+    const { el, desk } = setup([server({})]);
+    await mount(el);
+    const params: ElicitRequest['params'] = {
+      message: 'Who is <b>there</b>?',
+      requestedSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', title: 'Name' }, age: { type: 'integer', minimum: 0 }, color: { type: 'string', enum: ['red', 'blue'] }, ok: { type: 'boolean' } },
+        required: ['name'],
+      },
+    };
+    const first = desk.ask('everything', params, new AbortController().signal);
+    await settle(el);
+    const form = $(el, 'form[data-elicitation]') as HTMLFormElement;
+    expect(form.querySelector('.message')!.textContent).to.equal('Who is <b>there</b>?');
+    expect(form.querySelector('b')).to.equal(null);
+    (form.querySelector('input[name=age]') as HTMLInputElement).value = '3.5';
+    ($(el, 'button[data-control=send]') as HTMLButtonElement).click();
+    await settle(el);
+    expect($(el, 'form[data-elicitation] p[role=alert]')!.textContent).to.equal('Name is required');
+    (form.querySelector('input[name=name]') as HTMLInputElement).value = 'Ada';
+    ($(el, 'button[data-control=send]') as HTMLButtonElement).click();
+    await settle(el);
+    expect($(el, 'form[data-elicitation] p[role=alert]')!.textContent).to.equal('age takes a whole number');
+    (form.querySelector('input[name=age]') as HTMLInputElement).value = '36';
+    (form.querySelector('select[name=color]') as HTMLSelectElement).value = 'blue';
+    (form.querySelector('input[name=ok]') as HTMLInputElement).checked = true;
+    ($(el, 'button[data-control=send]') as HTMLButtonElement).click();
+    expect(await first).to.deep.equal({ action: 'accept', content: { name: 'Ada', age: 36, color: 'blue', ok: true } });
+    await settle(el);
+    expect($$(el, 'form[data-elicitation]')).to.have.length(0);
+
+    const second = desk.ask('everything', params, new AbortController().signal);
+    await settle(el);
+    ($(el, 'button[data-control=decline]') as HTMLButtonElement).click();
+    expect(await second).to.deep.equal({ action: 'decline' });
+
+    const withdraw = new AbortController();
+    const third = desk.ask('everything', params, withdraw.signal);
+    await settle(el);
+    expect($$(el, 'form[data-elicitation]')).to.have.length(1);
+    withdraw.abort();
+    expect(await third).to.deep.equal({ action: 'cancel' });
+    await settle(el);
+    expect($$(el, 'form[data-elicitation]')).to.have.length(0);
+
+    el.remove();
+    const refused = await desk.ask('everything', params, new AbortController().signal).then(() => undefined, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(RequestRefused);
+    expect((refused as Error).message).to.contain('nobody can answer here');
   });
 });

@@ -37,11 +37,18 @@ export class ServerWaits {
    */
   clock(server: string, ms: number): { signal: AbortSignal; refresh(): void; stop(): void } {
     const idle = new AbortController();
-    const timer: ReturnType<typeof setTimeout> = setTimeout(() => {
-      if (this.waiting(server)) timer.refresh();
-      else idle.abort();
-    }, ms);
-    const refresh = () => void timer.refresh();
+    // A new timer each time, not Node's Timeout.refresh(): in a browser a timer is a plain number.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const refresh = () => {
+      if (stopped) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (this.waiting(server)) refresh();
+        else idle.abort();
+      }, ms);
+    };
+    refresh();
     let clocks = this.clocks.get(server);
     if (!clocks) this.clocks.set(server, (clocks = new Set()));
     clocks.add(refresh);
@@ -49,6 +56,7 @@ export class ServerWaits {
       signal: idle.signal,
       refresh,
       stop: () => {
+        stopped = true;
         clearTimeout(timer);
         clocks.delete(refresh);
       },

@@ -92,7 +92,7 @@ describe('mcp-client-widget', () => {
     const first = desk.ask('everything', params, new AbortController().signal);
     await settle(el);
     const form = $(el, 'form[data-elicitation]') as HTMLFormElement;
-    expect(form.querySelector('.message')!.textContent).to.equal('Who is <b>there</b>?');
+    expect(form.querySelector('.asked')!.textContent).to.equal('Who is <b>there</b>?');
     expect(form.querySelector('b')).to.equal(null);
     (form.querySelector('input[name=age]') as HTMLInputElement).value = '3.5';
     ($(el, 'button[data-control=send]') as HTMLButtonElement).click();

@@ -1,9 +1,9 @@
 import { html, nothing } from 'lit';
 import { BusController } from '../../src/widgets/bus-controller.ts';
-import { counted, ModuleWidget, type WidgetStatus } from '../../src/widgets/module-widget.ts';
+import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ElicitationAnswer, ElicitationRequest } from '../../src/contracts/mcp-client-contract.ts';
-import { elicitationForm, readAnswer } from './elicitation-form.ts';
+import { elicitationForm, elicitationStyles, readAnswer } from './elicitation-form.ts';
 import { metadata } from './index.ts';
 import type { McpClientApi } from './mcp-client.ts';
 import type { McpServerStatus } from './server-connection.ts';
@@ -24,6 +24,7 @@ interface Asking {
  * form (`elicitation-form.ts`) to send, decline or cancel; one that times out or is withdrawn goes.
  */
 export class McpClientWidget extends ModuleWidget<McpClientApi> {
+  static override styles = [widgetStyles, elicitationStyles];
   static override properties = { ...ModuleWidget.properties, restarting: { state: true }, asking: { state: true } };
   declare restarting: string | undefined;
   declare asking: Asking[];

@@ -85,7 +85,7 @@ describe('mcp-client-widget', () => {
       message: 'Who is <b>there</b>?',
       requestedSchema: {
         type: 'object',
-        properties: { name: { type: 'string', title: 'Name' }, age: { type: 'integer', minimum: 0 }, color: { type: 'string', enum: ['red', 'blue'] }, ok: { type: 'boolean' } },
+        properties: { name: { type: 'string', title: 'Name' }, age: { type: 'integer', minimum: 0 }, color: { type: 'string', enum: ['red', 'blue'] }, size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] }, ok: { type: 'boolean' } },
         required: ['name'],
       },
     };
@@ -104,9 +104,12 @@ describe('mcp-client-widget', () => {
     expect($(el, 'form[data-elicitation] p[role=alert]')!.textContent).to.equal('age takes a whole number');
     (form.querySelector('input[name=age]') as HTMLInputElement).value = '36';
     (form.querySelector('select[name=color]') as HTMLSelectElement).value = 'blue';
+    const size = form.querySelector('select[name=size]') as HTMLSelectElement;
+    expect([...size.options].map((o) => [o.value, o.textContent])).to.deep.equal([['', ''], ['s', 'Small'], ['l', 'Large']]);
+    size.value = 'l';
     (form.querySelector('input[name=ok]') as HTMLInputElement).checked = true;
     ($(el, 'button[data-control=send]') as HTMLButtonElement).click();
-    expect(await first).to.deep.equal({ action: 'accept', content: { name: 'Ada', age: 36, color: 'blue', ok: true } });
+    expect(await first).to.deep.equal({ action: 'accept', content: { name: 'Ada', age: 36, color: 'blue', size: 'l', ok: true } });
     await settle(el);
     expect($$(el, 'form[data-elicitation]')).to.have.length(0);
 

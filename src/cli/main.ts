@@ -7,10 +7,10 @@ import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import { MissingPeerError } from '../kernel/optional-peer.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
-import { defaultPlatform } from '../platform/detect.ts';
+import { defaultPlatform } from '../platform/default/default-platform.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
-import { mcpOptionsFrom, readMcpConfig, runMcpCommand } from './mcp-command.ts';
+import { MCP_OPTIONS, MCP_OPTIONS_USAGE, MCP_USAGE, mcpOptionsFrom, readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
 import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs } from './agent-args.ts';
@@ -20,12 +20,13 @@ import { RUNS_USAGE, runRunsCommand } from './runs-command.ts';
 import { recordedPersona } from './replay-command.ts';
 import { buildAndWatchDashboard } from './dashboard-build.ts';
 import { agentChangeLines } from './safe-mode.ts';
-import { checkOptionScope } from './option-scope.ts';
+import { checkOptionScope, initTimeoutOption } from './option-scope.ts';
 import { runPython } from './run-command.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { runInitCommand } from './init-command.ts';
 import { rootOption } from './root-option.ts';
-import { processIo, table, type CliIo } from './cli-io.ts';
+import { processIo, table, terminalIo, type CliIo } from './cli-io.ts';
+import { guardConsole } from './terminal/terminal-text.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -39,11 +40,7 @@ Usage:
   armature run FILE.py | -c CODE [--timeout MS] [--json] [--no-snapshot]
                                                   run Python headless, streaming its output
   armature prompt [--persona ID] [--stats]        the system-prompt fragment for the persona
-  armature mcp [--persona ID] [--max-result-bytes N]
-                                                  serve the persona's tools to MCP clients over stdio
-  armature mcp --http [--port N] [--host H] [--allow-remote] [--allow-origin O] [--allow-host H]
-                    [--max-sessions N] [--session-timeout MS]
-                                                  ... or over streamable HTTP (loopback unless told)
+${MCP_USAGE}
   armature start [--persona ID] [--port N] [--no-snapshot] [--safe]
                                                   the main job: serve the dashboard
   armature init [DIR]                             write a starter root (a persona, an upgrade with
@@ -64,22 +61,13 @@ Options:
   --timeout MS   run: stop Python after MS milliseconds (default 30000)
   --safe         boot only what the persona file in modules/ names: no agent-made tool, upgrade
                  or persona overlay is loaded (any command); boot lists them for review
+  --init-timeout MS  how long each upgrade's init may take at boot before it is marked failed and
+                 the boot goes on (default 2000; any command but start and init)
   --no-snapshot  start Python anew, without reading or writing the start-up snapshot
                  (kept in DIR/cache/pyodide-snapshot/; in the browser, in Cache Storage)
   --stats        prompt: compare its size with the full JSON schemas of the same tools
   --format F     tools: declarations for provider F; --strict: OpenAI/Anthropic strict mode
-  --http, --port N, --host H (default 127.0.0.1), --allow-remote
-                 mcp: serve over HTTP; a non-loopback host needs --allow-remote and a bearer
-                 token of 32+ characters in ARMATURE_MCP_TOKEN (default port 8765)
-  --allow-origin O, --allow-host H (each repeatable)
-                 mcp --http: web origins whose pages may call it (default none: a request with
-                 an Origin header gets 403); Host names it answers to besides loopback and --host
-  --max-result-bytes N
-                 mcp: a tool result larger than N bytes of JSON is kept in the workspace and
-                 sent as a resource_link with a preview (default 1048576)
-  --max-sessions N, --session-timeout MS
-                 mcp --http: most live sessions (default 100); a session idle MS ms is closed
-                 and its Python runtime freed (default 1800000)
+${MCP_OPTIONS_USAGE}
 ${AGENT_OPTIONS_USAGE}
   --json         machine-readable output
   -h, --help     this help
@@ -102,14 +90,7 @@ const OPTIONS = {
   'mcp-config': { type: 'string' },
   format: { type: 'string' },
   strict: { type: 'boolean', default: false },
-  http: { type: 'boolean', default: false },
-  host: { type: 'string' },
-  'allow-remote': { type: 'boolean', default: false },
-  'allow-origin': { type: 'string', multiple: true },
-  'allow-host': { type: 'string', multiple: true },
-  'max-sessions': { type: 'string' },
-  'max-result-bytes': { type: 'string' },
-  'session-timeout': { type: 'string' },
+  ...MCP_OPTIONS,
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'max-steps': { type: 'string' },
@@ -119,6 +100,7 @@ const OPTIONS = {
   approve: { type: 'boolean', default: false },
   'no-snapshot': { type: 'boolean', default: false },
   safe: { type: 'boolean', default: false },
+  'init-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -137,8 +119,22 @@ function didYouMean(value: string, names: readonly string[]): string {
   return near.length ? `; did you mean ${near.map((n) => quote(n)).join(' or ')}?` : '';
 }
 
-/** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
+/**
+ * Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. What it
+ * prints — its own text, an agent's, a model's or Python's, and what upgrades log with `console`
+ * meanwhile — reaches `io` with control characters shown, not obeyed (`terminal/terminal-text.ts`).
+ */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const safe = terminalIo(io);
+  const restoreConsole = guardConsole(safe);
+  try {
+    return await command(argv, safe);
+  } finally {
+    restoreConsole();
+  }
+}
+
+async function command(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -179,8 +175,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   let mcpServers: McpServers | undefined;
+  let initTimeoutMs: number | undefined;
   try {
     checkOptionScope(command, values);
+    initTimeoutMs = initTimeoutOption(values['init-timeout']);
     if (values['mcp-config'] !== undefined) mcpServers = await readMcpConfig(values['mcp-config']);
     if (values.strict && values.format === undefined) throw new UsageError('--strict applies to tools --format: add --format NAME');
   } catch (e) {
@@ -226,6 +224,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       persona,
       platform,
       safe: values.safe,
+      ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
       config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
   } catch (e) {

@@ -11,6 +11,39 @@ import { peerMissing } from '../kernel/optional-peer.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
+/** `armature mcp`'s lines of the CLI's usage. */
+export const MCP_USAGE = `  armature mcp [--persona ID] [--max-result-bytes N]
+                                                  serve the persona's tools to MCP clients over stdio
+  armature mcp --http [--port N] [--host H] [--allow-remote] [--allow-origin O] [--allow-host H]
+                    [--max-sessions N] [--session-timeout MS]
+                                                  ... or over streamable HTTP (loopback unless told)`;
+
+/** `armature mcp`'s options, as the CLI's usage explains them. */
+export const MCP_OPTIONS_USAGE = `  --http, --port N, --host H (default 127.0.0.1), --allow-remote
+                 mcp: serve over HTTP; a non-loopback host needs --allow-remote and a bearer
+                 token of 32+ characters in ARMATURE_MCP_TOKEN (default port 8765)
+  --allow-origin O, --allow-host H (each repeatable)
+                 mcp --http: web origins whose pages may call it (default none: a request with
+                 an Origin header gets 403); Host names it answers to besides loopback and --host
+  --max-result-bytes N
+                 mcp: a tool result larger than N bytes of JSON is kept in the workspace and
+                 sent as a resource_link with a preview (default 1048576)
+  --max-sessions N, --session-timeout MS
+                 mcp --http: most live sessions (default 100); a session idle MS ms is closed
+                 and its Python runtime freed (default 1800000)`;
+
+/** `armature mcp`'s options for the command line's parser (the other commands refuse them: `option-scope.ts`). */
+export const MCP_OPTIONS = {
+  http: { type: 'boolean', default: false },
+  host: { type: 'string' },
+  'allow-remote': { type: 'boolean', default: false },
+  'allow-origin': { type: 'string', multiple: true },
+  'allow-host': { type: 'string', multiple: true },
+  'max-sessions': { type: 'string' },
+  'max-result-bytes': { type: 'string' },
+  'session-timeout': { type: 'string' },
+} as const;
+
 /** Reads and validates an `--mcp-config` file; a bad file is a usage error naming it and the JSON path. */
 export async function readMcpConfig(file: string): Promise<McpServers> {
   let text: string;

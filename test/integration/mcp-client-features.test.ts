@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { boot, type ArmatureSystem } from '../../src/kernel/boot/boot.ts';
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
-import { defaultPlatform } from '../../src/platform/detect.ts';
+import { defaultPlatform } from '../../src/platform/default/default-platform.ts';
 import type { McpClientApi } from '../../upgrades/mcp-client/index.ts';
 import { fileUri } from '../../upgrades/mcp-client/client-handlers.ts';
 import { SERVER_BINS } from '../helpers/mcp-servers.ts';

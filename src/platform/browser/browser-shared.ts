@@ -7,7 +7,7 @@
  * hear of an append through a BroadcastChannel.
  */
 import { done, request } from './browser-idb.ts';
-import type { JournalLine, SharedStore } from './platform.ts';
+import type { JournalLine, SharedStore } from '../platform.ts';
 
 /** Opens (creating if needed) the shared store in the IndexedDB database `dbName`. */
 export async function openIndexedDbShared(dbName: string): Promise<SharedStore> {

@@ -1,7 +1,7 @@
 import { openCacheStorage } from './browser-cache.ts';
 import { done, request } from './browser-idb.ts';
 import { openIndexedDbShared } from './browser-shared.ts';
-import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
+import type { FileStore, Platform, ProjectFiles, StoredFile } from '../platform.ts';
 
 /** Options of {@link createBrowserPlatform}. */
 export interface BrowserPlatformOptions {

@@ -91,9 +91,11 @@ export interface PyodideRuntimeOptions extends PoolOptions {
   /** Timeout of a run in ms when the call sets none: 1 to 2147483647. Default: 30000. */
   defaultTimeoutMs?: number;
   /**
-   * How long Python gets to stop after the first interrupt before the worker is replaced, in ms.
-   * Pure-Python code stops within milliseconds (p99 ~7 ms measured), so this only delays recovery
-   * from loops inside C and long sleeps; recovery takes this plus one start-up (~2.5 s). Default: 1000.
+   * How long an interrupt may stay unread by Python (a loop inside C, a long sleep) before the
+   * worker is replaced, in ms; Python that reads the interrupts and goes on is replaced after
+   * `max(5, interruptGraceMs / resignalMs)` of them (see `interrupt-watch.ts`). Pure-Python code
+   * stops within milliseconds (p99 ~7 ms measured), so this only delays recovery from loops inside
+   * C and long sleeps; recovery takes this plus one start-up (~2.5 s). Default: 1000.
    */
   interruptGraceMs?: number;
   /** Interval between repeated interrupt signals, in ms. Default: 100. */

@@ -21,6 +21,7 @@ import { heapFull, setHeapLimit } from './heap.ts';
 import { isFatal, jsError, openPort } from './port.ts';
 import { preloadPython, startPython, type Started } from './startup.ts';
 import type { Fetched } from '../../../src/sandbox/protocol.ts';
+import { INTERRUPT_RUNNING, INTERRUPT_SIGNAL } from '../protocol/interrupt-buffer.ts';
 
 const port = await openPort();
 const output = new WorkerOutput(port);
@@ -41,7 +42,16 @@ function fetchViaHost(req: { url: string; method: string; headers: [string, stri
   });
 }
 
+/**
+ * Says, in the interrupt buffer, that no user code runs (before any answer is posted): the host
+ * then knows a run it interrupted is over even when its answer has not reached it yet.
+ */
+function runOver(): void {
+  if (python?.interrupt) Atomics.store(python.interrupt, INTERRUPT_RUNNING, 0);
+}
+
 function reply(id: string, value: unknown, transfer?: Transferable[]): void {
+  runOver();
   port.post({ type: 'response', id, ok: true, value }, transfer);
   spinner.hold();
 }
@@ -51,6 +61,7 @@ const MAX_ERROR_CHARS = 64 * 1024;
 
 function fail(id: string, error: PythonErrorInfo, fatal = false, full?: HeapFull): void {
   // An exception's text is Python's to choose: bounded like any value.
+  runOver();
   const bounded = { ...error, message: clip(String(error.message), MAX_ERROR_CHARS), traceback: clip(String(error.traceback), MAX_ERROR_CHARS) };
   port.post({ type: 'response', id, ok: false, error: bounded, ...(fatal ? { fatal } : {}), ...(full ? { heapFull: full } : {}) });
   spinner.hold();
@@ -90,7 +101,10 @@ async function execute(p: Started, id: string, runId: string, code: string, owne
   if (!takeGlobals(p, id, owner)) return;
   const jsSafe = (v: unknown) => p.runner.js_safe!(v);
   output.setRun({ id, runId });
-  if (p.interrupt) Atomics.store(p.interrupt, 0, 0);
+  if (p.interrupt) {
+    Atomics.store(p.interrupt, INTERRUPT_SIGNAL, 0);
+    Atomics.store(p.interrupt, INTERRUPT_RUNNING, 1);
+  }
   try {
     const res = p.runner.run!(code, p.result.transport === 'jspi') as { toJs(): unknown; get(i: number): unknown; destroy(): void };
     let ok = res.get(0) as boolean;

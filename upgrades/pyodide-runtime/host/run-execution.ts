@@ -41,7 +41,7 @@ export class RunExecutor {
   }
 
   /** Runs `code` on a started worker; emits `python:started` and `python:finished`. */
-  async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal, owner?: string): Promise<ExecuteResult> {
+  async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal): Promise<ExecuteResult> {
     const { o, supervisor } = this;
     const id = secretId('run');
     const out = l.output.track(id, runId);
@@ -90,7 +90,7 @@ export class RunExecutor {
     // Running from now on, as far as an interrupt is concerned: one sent before the worker starts
     // the run is not taken for a run that is over (the worker clears the word once it is).
     if (l.interrupt) Atomics.store(l.interrupt, INTERRUPT_RUNNING, 1);
-    const res = await l.request<ExecuteValue>({ type: 'execute', id, runId, code, ...(owner === undefined ? {} : { owner }) });
+    const res = await l.request<ExecuteValue>({ type: 'execute', id, runId, code });
     abort?.removeEventListener('abort', signal);
     clearTimeout(timeout);
     stopSignals();

@@ -102,7 +102,7 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
               if (opts.signal?.aborted) {
                 return runs.errorResult(runId, { type: 'KeyboardInterrupt', message: 'cancelled before it started', traceback: '' }, t0, undefined, 'The run was cancelled by its caller; nothing ran.');
               }
-              if (!l.dead) return await runs.run(l, code, runId, timeoutMs, opts.signal, opts.owner);
+              if (!l.dead) return await runs.run(l, code, runId, timeoutMs, opts.signal);
               why = { type: 'RuntimeNotReady', message: 'the Python worker stopped before the run could start', traceback: '' };
             } catch (e) {
               why = notReady(e);

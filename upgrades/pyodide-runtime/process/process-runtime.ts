@@ -75,8 +75,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       const signal = opts.signal;
       let unlisten: (() => void) | undefined;
       // Aborted already when the call is sent: the child does not start it (as a run waiting for its turn).
-      const owner = opts.owner === undefined ? {} : { owner: opts.owner };
-      const args = () => [code, signal?.aborted ? { timeoutMs, runId, ...owner, aborted: true } : { timeoutMs, runId, ...owner }];
+      const args = () => [code, signal?.aborted ? { timeoutMs, runId, aborted: true } : { timeoutMs, runId }];
       const r = await conn.rpc('execute', args, watchdog, (sent) => {
         if (!signal || signal.aborted) return;
         const abort = () => conn.post(sent, { type: 'abort', id: 'abort', runId });

@@ -72,33 +72,12 @@ function heapBytes(): number | undefined {
   return (python?.py as unknown as { _module?: { HEAPU8?: Uint8Array } } | undefined)?._module?.HEAPU8?.byteLength;
 }
 
-/** Fresh globals for user code (the `reset` request, and a run changing hands). */
+/** Fresh globals for user code (the `reset` request). */
 function clearGlobals(p: Started): void {
   p.runner.reset!();
-  p.globalsOf = null;
 }
 
-/**
- * Makes the globals `owner`'s: fresh when another owner's code ran in them last (the pool handed
- * this runtime to another session without a reset of its own, saving a round trip). Returns false,
- * having failed the run as fatal (the worker is replaced, and nothing ran), when the reset failed:
- * one session's globals never reach another's code.
- */
-function takeGlobals(p: Started, id: string, owner: string | undefined): boolean {
-  if (owner !== undefined && p.globalsOf !== null && p.globalsOf !== owner) {
-    try {
-      clearGlobals(p);
-    } catch (e) {
-      fail(id, { type: 'RuntimeNotReady', message: `the globals left by the previous session could not be cleared (${clip(jsError(e).message, 500)}), so this run did not start; the runtime was restarted`, traceback: '' }, true);
-      return false;
-    }
-  }
-  p.globalsOf = owner;
-  return true;
-}
-
-async function execute(p: Started, id: string, runId: string, code: string, owner: string | undefined): Promise<void> {
-  if (!takeGlobals(p, id, owner)) return;
+async function execute(p: Started, id: string, runId: string, code: string): Promise<void> {
   const jsSafe = (v: unknown) => p.runner.js_safe!(v);
   output.setRun({ id, runId });
   if (p.interrupt) {
@@ -168,7 +147,7 @@ async function handle(msg: HostMessage): Promise<void> {
   if (!p) return fail(msg.id, { type: 'RuntimeNotReady', message: 'the Python runtime is not initialized', traceback: '' });
   switch (msg.type) {
     case 'execute':
-      return execute(p, msg.id, msg.runId, msg.code, msg.owner);
+      return execute(p, msg.id, msg.runId, msg.code);
     case 'install': {
       const r = await install(p.py, p.lock, msg.spec);
       return r.ok ? reply(msg.id, r.value) : fail(msg.id, r.error);

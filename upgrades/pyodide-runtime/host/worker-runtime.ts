@@ -195,6 +195,8 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
       pythonModules = files;
       return serial(async () => {
         const l = supervisor.live;
+        // A newer set came meanwhile: it is installed after this (or was in a start's init message).
+        if (pythonModules !== files) return;
         // Passed in the init message of the next start; a worker that got these in its own has them.
         if (!l || l.dead || l.startedWith === files) return;
         const r = await l.request({

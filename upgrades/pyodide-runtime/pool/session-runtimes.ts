@@ -211,9 +211,13 @@ export class SessionRuntimes {
     this.changed();
   }
 
-  /** A runtime of `session`'s own: a warm spare if there is one, else a new one (from the start-up snapshot). */
+  /**
+   * A runtime of `session`'s own: a warm spare if there is one, else a new one (from the start-up
+   * snapshot). The next spare starts once this one is up, so it never slows this session's start.
+   */
   private bindNew(session: string): Member {
-    const m = this.spares.shift() ?? this.spawn();
+    const spare = this.spares.shift();
+    const m = spare ?? this.spawn();
     clearTimeout(m.timer);
     m.session = session;
     this.sessions.set(session, m);
@@ -223,7 +227,8 @@ export class SessionRuntimes {
       m.notice = told;
     }
     this.modules.send(m.rt, session);
-    this.replenish();
+    if (spare) this.replenish();
+    else m.rt.init().then(() => this.replenish(), () => undefined);
     return m;
   }
 

@@ -170,6 +170,9 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       if (refused) throw refused;
       conn.modules = files;
       const current = await conn.current()?.catch(() => undefined);
+      // A newer set came while this one waited for the child: that call installs it (installing
+      // this one after it would leave the child with the older files).
+      if (conn.modules !== files) return;
       // A child not started yet gets them in its start message; one that got these in it has them.
       if (!current || current.dead || current.startedWith === files) return;
       const r = await conn.rpc('setPythonModules', [files]);

@@ -4,6 +4,8 @@
  */
 import type { PackageInfo, PythonErrorInfo, ReadChangedResult } from '../protocol/protocol.ts';
 import { hintFor, runtimeDisposed } from '../protocol/hints.ts';
+import { installRefusal } from '../protocol/install-policy.ts';
+import { inNode } from './worker-handle.ts';
 import { nextId } from '../protocol/ids.ts';
 import { RunExecutor } from './run-execution.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from './runtime-options.ts';
@@ -123,6 +125,9 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
     installPackage(spec) {
       const refused = cycle('installPackage');
       if (refused) return Promise.resolve({ ok: false as const, error: refused, hint: hintFor(refused) });
+      // Checked before anything starts or is fetched: the same network policy as Python's fetch.
+      const denied = typeof spec === 'string' ? installRefusal(spec, o.network, o.packageIndexURL, inNode()) : undefined;
+      if (denied) return Promise.resolve({ ok: false as const, ...denied });
       return serial(async () => {
         try {
           const l = await supervisor.ensureLive();

@@ -12,6 +12,7 @@
  * No Node module is imported here at the top: browsers load this file (and never call it).
  */
 import { hintFor } from '../protocol/hints.ts';
+import { installRefusal } from '../protocol/install-policy.ts';
 import { nextId } from '../protocol/ids.ts';
 import { ChildCallAnswerer } from './process-calls.ts';
 import { ChildConnection } from './process-connection.ts';
@@ -100,6 +101,9 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
     async installPackage(spec) {
       const refused = cycleError(self, 'installPackage');
       if (refused) return { ok: false as const, error: refused, hint: hintFor(refused) };
+      // Checked here, before the child (which checks again) is asked: the same policy as Python's fetch.
+      const denied = typeof spec === 'string' ? installRefusal(spec, o.network, o.packageIndexURL, true) : undefined;
+      if (denied) return { ok: false as const, ...denied };
       let arg: string | { fileName: string; bytes: Uint8Array } = spec;
       // The child may not read the host's files: a local wheel is read here and sent as bytes.
       if (typeof spec === 'string' && (spec.startsWith('/') || spec.startsWith('file:') || /^[A-Za-z]:[\\/]/.test(spec))) {

@@ -18,7 +18,7 @@ export interface PythonPoolState {
   size: number;
   /** Runtimes started for sessions: each bound to one session, or a warm spare no session has used. */
   workers: number;
-  /** Of `workers`, the warm spares (`poolSpares`): started, never used, ready for a new session. */
+  /** Of `workers`, the warm spares (`poolSpares`): started and ready, never used, for the next new session. */
   spares: number;
   /** Of `workers`, those running code. */
   busy: number;

@@ -31,6 +31,8 @@ export interface Member {
   notice?: string;
   /** The session ended while something was under way: stop it when that finishes. */
   ending?: boolean;
+  /** A spare whose interpreter has started (a warm one). */
+  warm?: boolean;
 }
 
 /** Most sessions remembered as having lost their runtime, to tell them so at their next run. */
@@ -67,7 +69,7 @@ export class SessionRuntimes {
     return {
       size: this.o.size,
       workers: members.length,
-      spares: this.spares.length,
+      spares: this.spares.filter((m) => m.warm).length,
       busy: members.filter((m) => m.inflight > 0).length,
       sessions: this.sessions.size,
       queued: this.queue.length,
@@ -206,7 +208,13 @@ export class SessionRuntimes {
       this.modules.send(m.rt, undefined);
       m.timer = setTimeout(() => this.stop(m), timerMs(this.o.idleMs));
       // A spare that cannot start is not kept (the next session starts its own, and says why).
-      m.rt.init().catch(() => this.spares.includes(m) && this.drop(m));
+      m.rt.init().then(
+        () => {
+          m.warm = true;
+          this.changed();
+        },
+        () => this.spares.includes(m) && this.drop(m),
+      );
     }
     this.changed();
   }

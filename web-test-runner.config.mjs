@@ -4,7 +4,7 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import * as esbuild from 'esbuild';
 import { defaultReporter, summaryReporter } from '@web/test-runner';
-import { projectFilesMiddleware, isolationHeadersMiddleware, pyodideWorkerCspMiddleware, sandboxWorkerMiddleware } from './src/server/middleware.ts';
+import { projectFilesMiddleware, isolationHeadersMiddleware, pyodideFilesMiddleware, pyodideWorkerCspMiddleware, sandboxWorkerMiddleware } from './src/server/middleware.ts';
 import { testFixturesMiddleware } from './test/helpers/fixtures-middleware.ts';
 import { probeMiddleware } from './test/helpers/probe-middleware.ts';
 import { scriptedModelMiddleware } from './test/helpers/scripted-model-server.ts';
@@ -81,7 +81,9 @@ export default {
   plugins: [esbuildPlugin({ ts: true, target: 'es2022', loaders: { '.py': 'text' } }), bundledPackages(AI_SDK)],
   middleware: [
     ...(isolated ? [isolationHeadersMiddleware()] : []),
-    projectFilesMiddleware(process.cwd()),
+    projectFilesMiddleware(),
+    // Pyodide's files at /pyodide/, where a page's boot() looks by default (as every Armature server serves them).
+    pyodideFilesMiddleware(),
     pyodideWorkerCspMiddleware(['/upgrades/pyodide-runtime/worker/main.ts']),
     sandboxWorkerMiddleware(),
     testFixturesMiddleware(),

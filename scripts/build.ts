@@ -21,7 +21,7 @@ import { bundlePythonChild } from '../upgrades/pyodide-runtime/process/process-l
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
 
 /**
  * Replaces the modules matching `filter` with one that throws `reason` when evaluated. It is
@@ -54,7 +54,7 @@ const nodeBuiltins = unavailable(
 /** In the Node build, building the dashboard: the package ships it prebuilt, so esbuild is not a dependency. */
 const dashboardBuilder = unavailable(
   'dashboard-builder',
-  /\/build-dashboard\.ts$/,
+  /\/(build|watch)-dashboard\.ts$/,
   () => 'building the dashboard needs a checkout of the sources; the package serves the prebuilt dist/dashboard/',
 );
 
@@ -104,7 +104,7 @@ rmSync(dist, { recursive: true, force: true });
 const [node, browser, browserWorker, dashboard] = await Promise.all([
   esbuild.build({
     ...common,
-    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker/main.ts' },
+    entryPoints: { index: 'src/index.ts', server: 'src/server/index.ts', node: 'src/platform/node-index.ts', vite: 'src/vite/index.ts', 'ai-sdk': 'src/ai-sdk/index.ts', cli: 'src/cli/main.ts', 'pyodide-worker': 'upgrades/pyodide-runtime/worker/main.ts' },
     outdir: 'dist/node',
     splitting: true,
     platform: 'node',
@@ -114,7 +114,7 @@ const [node, browser, browserWorker, dashboard] = await Promise.all([
   }),
   esbuild.build({
     ...common,
-    entryPoints: { index: 'src/index.ts' },
+    entryPoints: { index: 'src/index.ts', 'ai-sdk': 'src/ai-sdk/index.ts', widgets: 'src/widgets/index.ts' },
     outdir: 'dist/browser',
     splitting: true,
     platform: 'browser',
@@ -144,9 +144,9 @@ writeFileSync(join(dist, 'node', 'python-child.mjs'), pythonChild.child);
 writeFileSync(join(dist, 'node', 'python-worker.mjs'), pythonChild.worker);
 
 const undeclared = [...new Set([...externalPackages(node), ...externalPackages(browser), ...externalPackages(browserWorker)])].filter(
-  (name) => !pkg.dependencies?.[name],
+  (name) => !pkg.dependencies?.[name] && !pkg.peerDependencies?.[name],
 );
-if (undeclared.length) throw new Error(`[build] dist/ imports ${undeclared.join(', ')}, missing from "dependencies" in package.json: add them there`);
+if (undeclared.length) throw new Error(`[build] dist/ imports ${undeclared.join(', ')}, missing from "dependencies" (or the optional "peerDependencies") in package.json: add them there`);
 
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8' });
 if (tsc.status !== 0) throw new Error(`[build] tsc could not emit the declarations:\n${tsc.stdout}${tsc.stderr}`);

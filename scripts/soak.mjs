@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm run soak`: the reliability suite (test/reliability/) run long — 100,000 fuzzed tool calls,
-// 20,000 from Python, every fault trial 20 times, 500 crash rounds. `npm test` runs the short form.
+// 20,000 from Python, every fault trial 20 times, 500 crash rounds of the workspace store and 50 of
+// the change store (half killed at a write boundary, half at a random moment). `npm test` runs the
+// short form.
 //   ARMATURE_SEED=<n> npm run soak   replays (or varies) the seeded calls.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';

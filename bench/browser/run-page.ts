@@ -21,7 +21,7 @@ export async function withBenchPage<T>(entry: string | undefined, drive: (page: 
   const html = entry
     ? '<!doctype html><meta charset="utf-8"><title>bench</title><script type="module" src="/dist/page.js"></script>'
     : readFileSync(join(projectRoot, 'src/dashboard/index.html'), 'utf8');
-  const server = await startServer({ root: projectRoot, outDir, port: 0, html });
+  const server = await startServer({ outDir, port: 0, html });
   const browser = await puppeteer.launch({ executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', headless: true, args: chromeArgs, protocolTimeout: 900_000 });
   try {
     const page = await browser.newPage();

@@ -2,7 +2,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadPyodide, type PyodideInterface } from 'pyodide';
-import { MarshalTooLargeError, toAnswer, toMarshal } from './marshal.ts';
+import { type MarshalTooLargeError, toAnswer, toMarshal } from './marshal.ts';
 
 let py: PyodideInterface;
 before(async () => {

@@ -355,7 +355,7 @@ function encodeDocument(value: unknown, target: MarshalTarget | undefined, answe
       const seen = (shapes[open.length] ??= { keys: [], refs: [] });
       let i = 0;
       for (const k in o) {
-        if (!Object.prototype.hasOwnProperty.call(o, k)) continue;
+        if (!Object.hasOwn(o, k)) continue;
         const item = o[k];
         if (item === undefined) continue;
         if (seen.keys[i] === k) {

@@ -6,19 +6,23 @@
 import { oneLine, quote } from '../kernel/bounded.ts';
 import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { CHANGES_ID, type ChangeRecord, type ChangesApi } from '../contracts/change-contract.ts';
-import { reportOf } from '../contracts/change-history.ts';
+import { reportOf, statusLabel, versionLabel } from '../contracts/change-history.ts';
 import { describeError } from '../kernel/errors.ts';
 import { table, type CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
+import { repairLines } from './safe-mode.ts';
 
 /** Usage lines of the three commands. */
 export const CHANGES_USAGE = `  armature changes [--json]                       pending and recent changes agents made (id, kind,
-                                                  target, version, status, reason)
+                                                  target, action, version, status, reason)
   armature approve ID... | armature reject ID...  decide pending changes (only a person can)`;
 
 /** How many decided changes `armature changes` lists after the pending ones. */
 const RECENT = 20;
+
+/** How many of the store's recorded repairs `armature changes` shows. */
+const RECENT_REPAIRS = 5;
 
 /** The commands this file runs. */
 export const CHANGES_COMMANDS = ['changes', 'approve', 'reject'] as const;
@@ -61,13 +65,15 @@ function list(changes: ChangesApi, json: boolean, io: CliIo): number {
     io.out(JSON.stringify([...pending, ...recent], null, 2));
     return 0;
   }
+  for (const line of repairLines(changes.repairs().slice(-RECENT_REPAIRS), 'The change store found damaged lines, skipped them and recorded so (the most recent)')) io.out(line);
   if (!all.length) {
     io.out('No changes yet: when an agent makes a tool, a blueprint, an upgrade or changes its persona (create_tool, create_blueprint, create_upgrade, update_persona), it is listed here.');
     return 0;
   }
-  const rows = [...pending, ...recent].map((r) => [r.id, r.kind, r.target, r.version === null ? '-' : `v${r.version}`, r.status, when(r), oneLine(r.reason) || '-']);
-  io.out(table(['id', 'kind', 'target', 'version', 'status', 'when', 'reason'], rows));
+  const rows = [...pending, ...recent].map((r) => [r.id, r.kind, r.target, r.action, versionLabel(r), statusLabel(r), when(r), oneLine(r.reason) || '-']);
+  io.out(table(['id', 'kind', 'target', 'action', 'version', 'status', 'when', 'reason'], rows));
   for (const f of changes.loadFailures()) io.out(`\n${f.change.target} v${f.change.version} (${f.change.id}) could not be loaded at boot and was skipped: ${f.error.message}`);
+
   io.out(
     pending.length
       ? `\n${pending.length} pending: armature approve ${pending.map((r) => r.id).join(' ')} (or armature reject ID)`

@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { boot, type ArmatureSystem } from '../kernel/boot/boot.ts';
-import { clip, quote, shortName } from '../kernel/bounded.ts';
+import { clip, oneLine, quote, shortName } from '../kernel/bounded.ts';
+import { changeOutcomeOf } from '../contracts/change-answer.ts';
 import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
+import { MissingPeerError } from '../kernel/optional-peer.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/detect.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
@@ -11,11 +13,18 @@ import type { McpServers } from '../kernel/mcp-servers.ts';
 import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
-import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs, runAgentCommand } from './agent-command.ts';
+import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs } from './agent-args.ts';
+import { runAgentCommand } from './agent-command.ts';
 import { CHANGES_COMMANDS, CHANGES_USAGE, runChangesCommand } from './changes-command.ts';
+import { RUNS_USAGE, runRunsCommand } from './runs-command.ts';
+import { recordedPersona } from './replay-command.ts';
+import { buildAndWatchDashboard } from './dashboard-build.ts';
 import { agentChangeLines } from './safe-mode.ts';
 import { checkOptionScope } from './option-scope.ts';
+import { runPython } from './run-command.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
+import { runInitCommand } from './init-command.ts';
+import { rootOption } from './root-option.ts';
 import { processIo, table, type CliIo } from './cli-io.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
@@ -35,12 +44,17 @@ Usage:
                                                   ... or over streamable HTTP (loopback unless told)
   armature start [--persona ID] [--port N] [--no-snapshot] [--safe]
                                                   the main job: serve the dashboard
+  armature init [DIR]                             write a starter root (a persona, an upgrade with
+                                                  tools, a widget, a blueprint and a test) to DIR
 ${AGENT_USAGE}
+${RUNS_USAGE}
 ${CHANGES_USAGE}
 
 Options:
   --persona ID   persona from modules/personas/ (default: default)
   --data DIR     where Node persistence lives (default: .armature in the current directory)
+  --root DIR     a folder of your own read beside the package's: its modules/, blueprints/
+                 and upgrades/ (default: ARMATURE_ROOT from the environment, else none)
   --mcp-config FILE  MCP servers whose tools to add: { "mcpServers": { "<name>": { "command",
                  "args"?, "env"? } | { "url", "headers"? } } } (any command)
   --port N       dashboard port for start (default: PORT from the environment, else 8080)
@@ -59,14 +73,16 @@ ${AGENT_OPTIONS_USAGE}
   --json         machine-readable output
   -h, --help     this help
 
-Exit codes: 0 on success; 1 when a tool call returns ok: false, a module failed, or the agent
-stopped without an answer (model/provider error, --max-steps); 2 on bad usage, or a persona
-without the upgrade the command needs.`;
+Exit codes: 0 on success; 1 when a tool call returns ok: false or a change that was rejected, a
+module failed, or the agent stopped without an answer (model/provider error, --max-steps); 2 on
+bad usage, or a persona without the upgrade the command needs.`;
 
 /** The command line's options (every command's: `option-scope.ts` refuses those given to the wrong one). */
 const OPTIONS = {
-  persona: { type: 'string', default: 'default' },
+  // No default here: a replay takes the persona its recording names unless one is given.
+  persona: { type: 'string' },
   data: { type: 'string', default: '.armature' },
+  root: { type: 'string' },
   json: { type: 'boolean', default: false },
   port: { type: 'string' },
   code: { type: 'string', short: 'c' },
@@ -81,6 +97,10 @@ const OPTIONS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'max-steps': { type: 'string' },
+  continue: { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
+  approve: { type: 'boolean', default: false },
   'no-snapshot': { type: 'boolean', default: false },
   safe: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -133,11 +153,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     prompt: (sys) => printPrompt(sys, values.stats, io),
     mcp: (sys) => runMcpCommand(sys, { http: values.http, port: values.port, host: values.host, allowRemote: values['allow-remote'] }, io),
     agent: (sys) => runAgentCommand(sys, agentArgs!, values.json, io),
+    runs: (sys) => runRunsCommand(sys, rest, values.json, io),
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
   };
   const run = commands[command];
-  if (!run && command !== 'start') {
-    const names = ['start', ...Object.keys(commands)];
+  if (!run && command !== 'start' && command !== 'init') {
+    const names = ['start', 'init', ...Object.keys(commands)];
     io.err(`armature: unknown command ${quote(command)}${didYouMean(command, names)}\ncommands: ${names.join(', ')}\n${HELP_LINE}`);
     return 2;
   }
@@ -152,20 +173,32 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   const snapshot = values['no-snapshot'] ? 'off' : 'persist';
-  if (command === 'start') return start(values.persona, values.port, snapshot, io, mcpServers, values.safe);
+  let root: string | undefined;
+  try {
+    if (command === 'init') return await runInitCommand(rest, io);
+    root = rootOption(values.root);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`armature: ${e.message}`);
+    return 2;
+  }
+  if (command === 'start') return start(values.persona ?? 'default', values.port, snapshot, io, mcpServers, values.safe, root);
   if (command === 'agent') {
     try {
-      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], json: values.json });
+      agentArgs = parseAgentArgs(rest, { model: values.model, baseUrl: values['base-url'], maxSteps: values['max-steps'], continue: values.continue, record: values.record, replay: values.replay, approve: values.approve, json: values.json });
     } catch (e) {
       if (!(e instanceof AgentUsageError)) throw e;
       io.err(`armature: ${e.message}`);
       return 2;
     }
   }
-  if (!['call', 'run', 'agent', 'approve', 'reject'].includes(command) && rest.length) {
+  if (!['call', 'run', 'agent', 'runs', 'approve', 'reject'].includes(command) && rest.length) {
     io.err(`armature: ${command} takes no arguments, got ${rest.map((r) => quote(r)).join(' ')}`);
     return 2;
   }
+  const platform = await defaultPlatform({ dataDir: values.data, root });
+  // A replay runs as the persona its recording names, unless told otherwise.
+  const persona = values.persona ?? (agentArgs?.replay !== undefined ? await recordedPersona(agentArgs.replay, platform.project) : undefined) ?? 'default';
   let sys: ArmatureSystem;
   try {
     // Python starts on first use here, not in the background: most commands never need it. `run`
@@ -174,8 +207,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     // server, while clients connect).
     const python = { autoStart: command === 'mcp' || command === 'run', snapshot } as const;
     sys = await boot({
-      persona: values.persona,
-      platform: await defaultPlatform({ dataDir: values.data }),
+      persona,
+      platform,
       safe: values.safe,
       config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
@@ -198,6 +231,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       io.err(`armature: ${e.message}`);
       return 2;
     }
+    // A command whose optional package is not installed (armature mcp without the MCP SDK).
+    if (e instanceof MissingPeerError) {
+      io.err(`armature: ${e.message}`);
+      return 1;
+    }
     throw e;
   } finally {
     await sys.dispose();
@@ -208,7 +246,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
  * Serves the dashboard until the process is stopped. From a checkout it is built from the sources
  * first; an installed package serves the prebuilt one it ships, writing nothing inside it.
  */
-async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers, safe = false): Promise<number> {
+async function start(persona: string, portArg: string | undefined, snapshot: 'persist' | 'off', io: CliIo, mcpServers?: McpServers, safe = false, root?: string): Promise<number> {
   const { startServer } = await import('../server/serve.ts');
   const { projectRoot } = await import('../platform/node.ts');
   const port = portArg === undefined ? undefined : Number(portArg);
@@ -217,16 +255,14 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
     return 2;
   }
   const outDir = fileURLToPath(dashboardDir);
-  if (fromSources) {
-    io.out('Building the dashboard with esbuild…');
-    const { buildDashboard } = await import('../server/build-dashboard.ts');
-    const build = await buildDashboard({ root: projectRoot, outDir });
-    io.out(`Built ${(build.bytes / 1024).toFixed(0)} KB in ${build.ms.toFixed(0)} ms.`);
-  }
+  // From a checkout the dashboard is built from the sources, and rebuilt as they change.
+  const watch = fromSources ? await buildAndWatchDashboard(projectRoot, outDir, io) : undefined;
+  if (fromSources && !watch) return 1;
   let server;
   try {
-    server = await startServer({ root: projectRoot, outDir, port, mcpServers });
+    server = await startServer({ root, outDir, port, mcpServers });
   } catch (e) {
+    await watch?.dispose();
     io.err(`armature: ${describeError(e)}`);
     return 1;
   }
@@ -243,58 +279,8 @@ async function start(persona: string, portArg: string | undefined, snapshot: 'pe
     process.once('SIGTERM', stop);
   });
   await server.close();
+  await watch?.dispose();
   return 0;
-}
-
-/** `armature run`: execute_python through the ToolRunner, streaming output as it arrives. */
-async function runPython(sys: ArmatureSystem, rest: string[], values: { code?: string; timeout?: string; json: boolean }, io: CliIo): Promise<number> {
-  const [file, ...extra] = rest;
-  if (extra.length) throw new UsageError(`run takes one file, got ${rest.map((r) => quote(r)).join(' ')}`);
-  if (!file === (values.code === undefined)) throw new UsageError('run needs either a FILE.py or -c CODE (not both)');
-  let code = values.code;
-  if (file !== undefined) {
-    const { readFile } = await import('node:fs/promises');
-    try {
-      code = await readFile(file, 'utf8');
-    } catch (e) {
-      const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-      // Not a .py path: most likely code meant for -c.
-      const tip = missing && !/\.py$/i.test(file) ? `; to run Python given here instead, pass it with -c: armature run -c ${JSON.stringify(file.slice(0, 200))}` : '';
-      throw new UsageError(`cannot read ${file}: ${missing ? 'no such file' : (e as Error).message}${tip}`);
-    }
-  }
-  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) throw new UsageError(`--timeout takes a whole number of milliseconds, got ${JSON.stringify(values.timeout)}`);
-  const subs = [
-    sys.bus.on('python:progress', (p) => {
-      if (!io.isTTY || values.json) return;
-      const width = 30;
-      const filled = Math.round((p.percent / 100) * width);
-      io.write('stderr', `\r${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.round(p.percent)).padStart(3)}% ${p.stage.padEnd(8)}${p.stage === 'ready' ? '\n' : ''}`);
-    }),
-  ];
-  if (!values.json) {
-    subs.push(sys.bus.on('python:stdout', (p) => io.write('stdout', p.chunk)));
-    subs.push(sys.bus.on('python:stderr', (p) => io.write('stderr', p.chunk)));
-  }
-  try {
-    const args: Record<string, unknown> = { code };
-    if (timeout !== undefined) args.timeout_ms = timeout;
-    const result = await sys.tools.executeTool<{ value: unknown }>('execute_python', args, { caller: 'cli' });
-    if (values.json) {
-      io.out(JSON.stringify(result, null, 2));
-    } else if (result.ok) {
-      if (result.value.value !== null && result.value.value !== undefined) io.out(`=> ${JSON.stringify(result.value.value)}`);
-    } else {
-      const details = result.error.details as { traceback?: string } | undefined;
-      if (details?.traceback) io.write('stderr', details.traceback);
-      else io.err(result.error.message);
-      if (result.hint) io.err(`hint: ${result.hint}`);
-    }
-    return result.ok ? 0 : 1;
-  } finally {
-    for (const s of subs) s.dispose();
-  }
 }
 
 /** `armature prompt`: the system-prompt fragment, optionally with its size against the JSON schemas. */
@@ -373,5 +359,8 @@ async function callTool(sys: ArmatureSystem, rest: string[], io: CliIo): Promise
   }
   const result = await sys.tools.executeTool(name, args, { caller: 'cli' });
   io.out(JSON.stringify(result, null, 2));
-  return result.ok ? 0 : 1;
+  // The tool ran, but the change it proposed did not come into force: no success for a script either.
+  const change = changeOutcomeOf(result);
+  if (change?.status === 'rejected') io.err(`armature: change ${change.change} was rejected${change.report ? `: ${oneLine(change.report, 400)}` : ''}`);
+  return change?.status === 'rejected' || !result.ok ? 1 : 0;
 }

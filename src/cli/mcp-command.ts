@@ -7,6 +7,7 @@ import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { describeError } from '../kernel/errors.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { parseMcpConfig } from '../kernel/manifests.ts';
+import { peerMissing } from '../kernel/optional-peer.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -44,13 +45,13 @@ export async function runMcpCommand(sys: ArmatureSystem, o: McpCommandOptions, i
   if (!o.http && (o.port !== undefined || o.host !== undefined || o.allowRemote)) throw new UsageError('--port, --host and --allow-remote apply to mcp --http; stdio needs none of them');
   const v = await version();
   if (!o.http) {
-    const { serveMcpStdio } = await import('../mcp/stdio.ts');
+    const { serveMcpStdio } = await import('../mcp/stdio.ts').catch(peerMissing('@modelcontextprotocol/sdk', 'armature mcp'));
     await serveMcpStdio(sys, { version: v });
     return 0;
   }
   const port = o.port === undefined ? undefined : Number(o.port);
   if (o.port !== undefined && (!/^\d+$/.test(o.port) || port! > 65535)) throw new UsageError(`--port takes a whole number from 0 to 65535, got ${JSON.stringify(o.port)}`);
-  const { serveMcpHttp } = await import('../mcp/http.ts');
+  const { serveMcpHttp } = await import('../mcp/http.ts').catch(peerMissing('@modelcontextprotocol/sdk', 'armature mcp'));
   const token = process.env.ARMATURE_MCP_TOKEN || undefined;
   let server;
   try {

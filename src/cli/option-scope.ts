@@ -20,6 +20,10 @@ const SCOPES: readonly { option: string; flag: string; commands: readonly string
   { option: 'model', flag: '--model', commands: ['agent'], where: 'agent' },
   { option: 'base-url', flag: '--base-url', commands: ['agent'], where: 'agent' },
   { option: 'max-steps', flag: '--max-steps', commands: ['agent'], where: 'agent' },
+  { option: 'continue', flag: '--continue', commands: ['agent'], where: 'agent' },
+  { option: 'record', flag: '--record', commands: ['agent'], where: 'agent' },
+  { option: 'replay', flag: '--replay', commands: ['agent'], where: 'agent' },
+  { option: 'approve', flag: '--approve', commands: ['agent'], where: 'agent --replay' },
 ];
 
 /** Throws a {@link UsageError} for the first option given to a command it does not apply to. */

@@ -1,15 +1,27 @@
 /**
- * What `armature boot` says about agent-made changes: in safe mode (`--safe`), the changes in force
- * that were not loaded, for a person to review; otherwise the persona overlay in force, if any.
+ * What `armature boot` says about agent-made changes: what the change store repaired as this
+ * process opened it; in safe mode (`--safe`), the changes in force that were not loaded, for a
+ * person to review; otherwise the persona overlay in force, if any.
  */
 import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { oneLine } from '../kernel/bounded.ts';
-import { CHANGES_ID, type ChangesApi } from '../contracts/change-contract.ts';
+import { CHANGES_ID, type ChangesApi, type StoreRepair } from '../contracts/change-contract.ts';
 
 /** Lines to print after the module table (none when there is nothing to say). */
 export async function agentChangeLines(sys: ArmatureSystem): Promise<string[]> {
   if (!sys.modules.some((m) => m.id === CHANGES_ID && m.state === 'loaded')) return sys.safe ? ['\nSafe mode: only what the persona file names was loaded.'] : [];
   const changes = await sys.resolve<ChangesApi>(CHANGES_ID);
+  const repaired = repairLines(changes.repairs().filter((r) => r.pid === process.pid), 'The change store repaired, as this process opened it');
+  return [...repaired, ...(await changeLines(sys, changes))];
+}
+
+/** Lines on `chosen` repairs of the change store, under `title` (none when there are none). */
+export function repairLines(chosen: readonly StoreRepair[], title: string): string[] {
+  if (!chosen.length) return [];
+  return [`\n${title}:`, ...chosen.map((r) => `  ${new Date(r.at).toISOString().slice(0, 19).replace('T', ' ')}  ${oneLine(r.what, 400)}`)];
+}
+
+async function changeLines(sys: ArmatureSystem, changes: ChangesApi): Promise<string[]> {
   const inForce = changes.list({ status: 'active' }).filter((r) => r.version !== null);
   if (sys.safe) {
     if (!inForce.length) return ['\nSafe mode: only what the persona file names was loaded; no agent-made change is in force.'];

@@ -6,6 +6,9 @@
  */
 import type { ErrorInfo } from '../kernel/errors.ts';
 import type { Persona } from '../kernel/manifest-schemas.ts';
+import type { Recording, RecordingSink } from './recording-format.ts';
+
+export type { Recording, RecordingSink } from './recording-format.ts';
 
 /** Why an agent run (or one turn of it) ended. */
 export type AgentStopReason = 'answered' | 'max-steps' | 'aborted' | 'error';
@@ -18,19 +21,23 @@ export interface AgentUsage {
 
 /** Which model an agent run talks to (never its key). */
 export interface AgentModelRef {
-  provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+  /** `replay` plays a recording back (`model` names it, e.g. `examples/sum-files`): no network, no key. */
+  provider: 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'replay';
   model: string;
   baseURL?: string;
 }
 
-/** The providers a persona, the CLI or the dashboard can name. */
-export const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google'] as const;
+/** The providers a persona, the CLI or the dashboard can name (`replay` plays a recording back). */
+export const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google', 'replay'] as const;
 
 /** One provider name. */
 export type ProviderName = AgentModelRef['provider'];
 
 /** How the model sees the tools: through Python (`code`) or each as its own schema (`direct`). */
 export type ToolMode = 'code' | 'direct';
+
+/** What a run id looks like: `run-20260101-120000-a1b2c3`. */
+export const RUN_ID_PATTERN = /^run-[a-z0-9-]{1,80}$/;
 
 /** Model steps per run when neither the call nor the persona says. */
 export const DEFAULT_MAX_STEPS = 8;
@@ -53,6 +60,8 @@ export interface RunOptions {
   apiKey?: string;
   /** Aborts the run (same as {@link AgentApi.abort}). */
   signal?: AbortSignal;
+  /** Records the model's side of this turn (a header first when it is the run's first turn). Default: not recorded. */
+  record?: RecordingSink;
 }
 
 /** One tool call the model made, as the run result lists it. */
@@ -88,6 +97,34 @@ export interface RunResult {
   toolCalls: RunToolCall[];
   /** The whole conversation sent to the model so far (system prompt excluded), provider-neutral. */
   messages: unknown[];
+  /** When the model was a replay: the recording, this turn of its turns, and what changed without stopping it. */
+  replay?: ReplayReport;
+}
+
+/** What a replayed turn reports besides its result. */
+export interface ReplayReport {
+  /** Where the recording was read from. */
+  recording: string;
+  /** This turn (1 for the first). */
+  turn: number;
+  /** Turns the recording holds. */
+  turns: number;
+  /** Changes found that do not stop a replay (the system prompt or the tools differ). */
+  notes: string[];
+}
+
+/** A recorded example the agent can replay (`examples/<name>/recording.jsonl`). */
+export interface RecordedExample {
+  /** What a `replay` model names: `examples/<name>`. */
+  name: string;
+  title: string;
+  description?: string;
+  /** How it was made (e.g. "recorded with the scripted model"). */
+  label?: string;
+  /** The goal of each turn. */
+  goals: string[];
+  /** How the recorded run saw the tools: a replay runs the same way. */
+  toolMode: ToolMode;
 }
 
 /** A past run, as the list shows it. */
@@ -144,6 +181,10 @@ export interface AgentApi {
   saveSettings(settings: { model?: AgentModelRef | null; apiKey?: string }): void;
   /** The system prompt and the tools a run would offer the model. */
   describeRun(options?: { persona?: Persona; toolMode?: ToolMode }): { system: string; tools: string[]; toolMode: ToolMode };
+  /** Reads the recording a `replay` model names (`examples/sum-files`, a `.jsonl` file); rejects `RECORDING_NOT_FOUND` / `RECORDING_INVALID`. */
+  readRecording(name: string): Promise<Recording>;
+  /** The recorded examples that ship with Armature, to replay with no model and no key. */
+  examples(): Promise<RecordedExample[]>;
 }
 
 /** One line of a run's transcript (`.armature/runs/<runId>.jsonl`). */
@@ -171,5 +212,11 @@ declare module '../kernel/events.ts' {
     'agent:run-finished': { runId: string; reason: AgentStopReason; steps: number; usage: AgentUsage; answer?: string; error?: ErrorInfo };
     /** The agent's model settings changed (the key itself is never in an event). */
     'agent:settings-changed': { model?: AgentModelRef; hasKey: boolean };
+  }
+}
+
+declare module '../kernel/services.ts' {
+  interface ArmatureServices {
+    Agent: AgentApi;
   }
 }

@@ -205,6 +205,30 @@ export interface LoadFailure {
   error: ErrorInfo;
 }
 
+/**
+ * Something the store found damaged or refused when it read the journal — a torn or edited line, a
+ * decision made over a stale view — skipped (never folded), reported, and recorded so that it is
+ * reported once.
+ */
+export interface StoreRepair {
+  /** When it was recorded, ms since the epoch. */
+  at: number;
+  /** What was found and what was done, in words. */
+  what: string;
+  /** The process that recorded it. */
+  pid?: number;
+}
+
+/** A canary's view of one change in force: its first real calls, counted across every process. */
+export interface CallCount {
+  /** Calls counted so far (at most the window). */
+  calls: number;
+  /** How many of them failed. */
+  failures: number;
+  /** The last failure's error. */
+  last?: { code: string; message: string };
+}
+
 /** The `Changes` upgrade's API. */
 export interface ChangesApi {
   /** Adds a kind of change; the disposable removes it. Throws `DUPLICATE_KIND`. */
@@ -254,6 +278,22 @@ export interface ChangesApi {
    * (`change:load-failed`); the others still load. In safe mode it brings nothing back. Never rejects.
    */
   restore(kind: ChangeKind): Promise<LoadFailure[]>;
+  /**
+   * Reads what other processes (or tabs) wrote to the store since the last read, updates the
+   * records, emits the `change:*` events of those transitions, and brings this process's kinds in
+   * line (the version in force elsewhere comes into force here too). The store is watched, so this
+   * happens by itself within about a second; tests and the browser call it to be sure.
+   */
+  refresh(): Promise<void>;
+  /**
+   * Counts one real call of change `id` (the version in force) for its canary, durably and across
+   * processes; calls past `window` are not counted. Resolves to the counts from every process.
+   */
+  countCall(id: string, outcome: { ok: boolean; error?: { code: string; message: string } }, window: number): Promise<CallCount>;
+  /** The canary counts of change `id` from every process so far. */
+  callCount(id: string): CallCount;
+  /** Everything the store found damaged or refused and recorded, oldest first (see {@link StoreRepair}). */
+  repairs(): StoreRepair[];
   /** Whether the system was booted in safe mode: agent-made changes in force were not brought back. */
   readonly safe: boolean;
   /** Versions that failed to load at boot. */
@@ -277,7 +317,15 @@ declare module '../kernel/events.ts' {
     'change:superseded': { change: ChangeRecord };
     /** A change in force was undone by a rollback; `reason` says why (asked for, or what the canary saw). */
     'change:rolled-back': { change: ChangeRecord; reason: string };
-    /** A stored version in force could not be brought back at boot; it was skipped. */
+    /** A stored version in force could not be brought back at boot (or when another process brought it in); it was skipped. */
     'change:load-failed': { change: ChangeRecord; error: ErrorInfo };
+    /** The store skipped lines it found damaged or refused, and recorded so (see {@link StoreRepair}). */
+    'change:repaired': { repairs: StoreRepair[] };
+  }
+}
+
+declare module '../kernel/services.ts' {
+  interface ArmatureServices {
+    Changes: ChangesApi;
   }
 }

@@ -81,3 +81,17 @@ export function testOutcome(t: ChangeTest): { ok: boolean; error?: { code: strin
 export function testMs(t: ChangeTest): number {
   return Math.round(t.ms * 10) / 10;
 }
+
+/**
+ * A change's status as people read it. A change in force with no version — a retirement, or the
+ * canary's rollback of a first version — means its target is out of service: "active" beside no
+ * version would read as if the target were running.
+ */
+export function statusLabel(r: Pick<ChangeRecord, 'status' | 'hash'>): string {
+  return r.status === 'active' && r.hash === null ? 'out of service' : r.status;
+}
+
+/** A change's version as people read it: `v3`, or `none` for a change that leaves its target without one. */
+export function versionLabel(r: Pick<ChangeRecord, 'version'>): string {
+  return r.version === null ? 'none' : `v${r.version}`;
+}

@@ -28,6 +28,8 @@ export interface PythonPoolState {
   queued: number;
   /** Most runs that may wait (`poolQueueLimit`); one more gets `RUNTIME_BUSY`. */
   queueLimit: number;
+  /** Runs finished in session runtimes so far (the shared runtime counts its own: `executions`). */
+  runs: number;
 }
 
 declare module '../kernel/events.ts' {

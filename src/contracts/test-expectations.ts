@@ -39,7 +39,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
     const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   }
   // Python's None and a missing value both cross as null/undefined.
   return (a === null || a === undefined) && (b === null || b === undefined);

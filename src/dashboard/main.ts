@@ -4,6 +4,7 @@ import { boot } from '../kernel/boot/boot.ts';
 import { createEventBus } from '../kernel/event-bus.ts';
 import { describeError } from '../kernel/errors.ts';
 import { createBrowserPlatform } from '../platform/browser.ts';
+import type { McpServersInput } from '../kernel/mcp-servers.ts';
 import '../widgets/dashboard.ts';
 
 const params = new URLSearchParams(location.search);
@@ -40,7 +41,8 @@ try {
         indexURL: new URL('/pyodide/', location.href).href,
         snapshot: params.get('snapshot') === 'off' ? 'off' : 'persist',
       },
-      ...(servers ? { McpClient: { servers } } : {}),
+      // Checked entry by entry by the McpClient, which shows each bad one on its card.
+      ...(servers ? { McpClient: { servers: servers as McpServersInput } } : {}),
     },
   });
   label.textContent = `persona ${sys.persona.id} — ${sys.persona.name}${sys.safe ? ' (safe mode)' : ''}`;

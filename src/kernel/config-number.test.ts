@@ -29,7 +29,7 @@ test('an upgrade booted with an unusable option fails to load saying why; the re
   try {
     const report = sys.modules.find((m) => m.id === 'MadeTools');
     assert.equal(report?.state, 'failed');
-    assert.match(report?.error?.message ?? '', /\[MadeTools\] config callTimeoutMs 2147483648 is out of range/);
+    assert.match(report?.error?.message ?? '', /\[config\] MadeTools: option callTimeoutMs 2147483648 is not usable: it must be a time limit of 1 to 2147483647 ms/);
     const w = await sys.tools.executeTool('write_file', { path: 'kept.txt', content: 'x' });
     assert.equal(w.ok, true, 'other modules keep working');
   } finally {

@@ -4,6 +4,7 @@ import { ManifestError } from './errors.ts';
 import { findPersona, parseMcpConfig, readManifests } from './manifests.ts';
 import { memoryProject } from '../../test/helpers/memory-platform.ts';
 import { nodeProjectFiles, projectRoot } from '../platform/node.ts';
+import { layeredProjectFiles } from '../platform/platform.ts';
 
 const upgrades = {
   upgrades: [
@@ -187,4 +188,43 @@ test('a persona may deny tools its allow-list would grant', async () => {
   const m = await readManifests(files({ 'modules/personas/default.json': { ...persona, denyTools: ['delete_file', 'memory.*'] } }));
   assert.deepEqual(m.personas.get('default')!.denyTools, ['delete_file', 'memory.*']);
   assert.match((await manifestError({ 'modules/personas/default.json': { ...persona, denyTools: ['Bad Name'] } })).message, /denyTools\[0\]/);
+});
+
+/** The manifests of `files()` (the package) with `rootFiles` as a user's root beside them. */
+function layered(rootFiles: Record<string, unknown>) {
+  const root = memoryProject(Object.fromEntries(Object.entries(rootFiles).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])));
+  return layeredProjectFiles([
+    { kind: 'package', location: 'the package', files: files() },
+    { kind: 'root', location: '/home/me/tally', files: root, moduleBase: 'file:///home/me/tally/' },
+  ]);
+}
+
+const rootUpgrade = { id: 'Tally', entry: 'upgrades/tally/index.mjs', dependencies: ['ToolRunner'], blueprint: '0x100001', category: 'tools' };
+const rootTool = { name: 'tally_add', description: 'Add', module: 'Tally', inputSchema: { type: 'object' } };
+const rootPersona = { id: 'tally', name: 'T', description: 't', upgrades: ['ToolRunner', 'Tally'], tools: ['tally_add', 'read_file'] };
+
+test("a root's manifests are read beside the package's: its upgrades (JavaScript, with their base URL), tools and personas", async () => {
+  const m = await readManifests(layered({ 'modules/upgrades.json': { upgrades: [rootUpgrade] }, 'modules/tools-write.json': [rootTool], 'modules/personas/tally.json': rootPersona }));
+  assert.deepEqual([...m.upgrades.keys()], ['ToolRunner', 'Workspace', 'Tally']);
+  assert.equal(m.upgrades.get('Tally')!.base, 'file:///home/me/tally/');
+  assert.equal(m.upgrades.get('ToolRunner')!.base, undefined);
+  assert.deepEqual([m.tools.get('tally_add')!.file, m.tools.get('tally_add')!.annotations], ['/home/me/tally/modules/tools-write.json', { readOnlyHint: false, destructiveHint: true }]);
+  assert.deepEqual([...m.personas.keys()], ['default', 'tally']);
+  // Every file of a root is optional: a root of personas alone is a root.
+  const personasOnly = await readManifests(layered({ 'modules/personas/mine.json': { ...persona, id: 'mine', upgrades: ['ToolRunner'] } }));
+  assert.deepEqual([...personasOnly.personas.keys()], ['default', 'mine']);
+});
+
+test("a root cannot take the package's ids: an upgrade, a tool or a persona of the same name is refused, naming the file", async () => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ 'modules/upgrades.json': { upgrades: [{ ...rootUpgrade, id: 'Workspace' }] } }, /^\[manifest\] \/home\/me\/tally\/modules\/upgrades\.json: at \$\.upgrades\[0\]\.id: upgrade Workspace is one of the package's own: a root adds to the package, it cannot replace what it ships; rename yours/],
+    [{ 'modules/upgrades.json': { upgrades: [rootUpgrade] }, 'modules/tools-read.json': [{ ...rootTool, name: 'read_file' }] }, /tools-read\.json: at \$\[0\]\.name: tool read_file is one of the package's own/],
+    [{ 'modules/personas/default.json': persona }, /\/home\/me\/tally\/modules\/personas\/default\.json: at \$\.id: persona default is one of the package's own/],
+    [{ 'modules/upgrades.json': { upgrades: [{ ...rootUpgrade, entry: 'tally.js' }] } }, /at \$\.upgrades\[0\]\.entry: a path of the form "upgrades\/<folder>\/index\.js"/],
+  ];
+  for (const [rootFiles, message] of cases) {
+    const e = await readManifests(layered(rootFiles)).catch((x: unknown) => x);
+    assert.ok(e instanceof ManifestError, String(e));
+    assert.match(e.message, message);
+  }
 });

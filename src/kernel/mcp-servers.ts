@@ -16,35 +16,28 @@ export const MCP_SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const TOOL_NAMESPACE = /^[a-z][a-z0-9_]*$/;
 
 const common = {
-  /** Namespace of this server's tools. Default: the server name in snake_case. */
-  namespace: z.string().regex(TOOL_NAMESPACE, 'a namespace in snake_case, e.g. "memory"').optional(),
-  /** How long the server may take to start and list its tools, in ms. Default: the McpClient's (30000). */
-  startTimeoutMs: z.number().int().positive().optional(),
-  /** Other clients' switch to leave a server out; honoured. Default: false. */
-  disabled: z.boolean().optional(),
-  /** Other clients' per-tool approval lists: accepted and ignored (the persona's allow-list decides). */
-  autoApprove: z.array(z.string()).optional(),
-  alwaysAllow: z.array(z.string()).optional(),
+  namespace: z.string().regex(TOOL_NAMESPACE, 'a namespace in snake_case, e.g. "memory"').optional().describe('Namespace of its tools (`<namespace>.<tool>`, `from tools.<namespace> import ...`); entries sharing one are instances of one kind of server. Default: the server name in snake_case.'),
+  startTimeoutMs: z.number().int().positive().optional().describe('How long it may take to start and list its tools, in ms. Default: the McpClient\'s (30000).'),
+  disabled: z.boolean().optional().describe('Other clients\' switch to leave a server out; honoured. Default: false.'),
+  autoApprove: z.array(z.string()).optional().describe('Other clients\' per-tool approval list: accepted and ignored (the persona\'s allow-list decides).'),
+  alwaysAllow: z.array(z.string()).optional().describe('As `autoApprove`.'),
 };
 
 /** A server Armature starts as a child process and speaks to over stdio (Node only). */
 export const McpStdioServerSchema = z.strictObject({
-  type: z.literal('stdio').optional(),
-  command: z.string().min(1, 'the program to start, e.g. "npx" or "node"'),
-  args: z.array(z.string()).default([]),
-  /** Added to a minimal safe environment (PATH, HOME, ...): the parent's secrets are not passed on. */
-  env: z.record(z.string(), z.string()).default({}),
-  /** Working directory. Default: the current one. */
-  cwd: z.string().optional(),
+  type: z.literal('stdio').optional().describe('stdio: Armature starts it as a child process (Node only).'),
+  command: z.string().min(1, 'the program to start, e.g. "npx" or "node"').describe('The program to start, e.g. "npx" or "node".'),
+  args: z.array(z.string()).default([]).describe('Its arguments.'),
+  env: z.record(z.string(), z.string()).default({}).describe('Added to a minimal safe environment (PATH, HOME, ...): the parent\'s secrets are not passed on; values never appear in events, errors or widgets.'),
+  cwd: z.string().optional().describe('Its working directory. Default: the current one.'),
   ...common,
 });
 
 /** A server reached over streamable HTTP (Node and browsers; browsers need the server to allow CORS). */
 export const McpHttpServerSchema = z.strictObject({
-  type: z.enum(['http', 'streamable-http', 'sse']).optional(),
-  url: z.url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. "http://127.0.0.1:3001/mcp"' }),
-  /** Sent with every request (e.g. Authorization); never shown in events, errors or widgets. */
-  headers: z.record(z.string(), z.string()).default({}),
+  type: z.enum(['http', 'streamable-http', 'sse']).optional().describe('The transport: streamable HTTP, or `sse` for servers of the older SSE transport. Default: streamable HTTP.'),
+  url: z.url({ protocol: /^https?$/, error: 'an http(s) URL, e.g. "http://127.0.0.1:3001/mcp"' }).describe('The server\'s URL, e.g. "http://127.0.0.1:3001/mcp" (a browser needs the server to allow its origin).'),
+  headers: z.record(z.string(), z.string()).default({}).describe('Sent with every request (e.g. Authorization); never shown in events, errors or widgets.'),
   ...common,
 });
 

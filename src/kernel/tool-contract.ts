@@ -2,7 +2,7 @@ import type { ErrorInfo } from './errors.ts';
 import type { ToolCaller } from './events.ts';
 import type { Disposable } from './lifecycle.ts';
 import type { AllowList } from './allow-list.ts';
-import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
+import type { ToolDeclaration } from './manifest-schemas.ts';
 import type { ToolCallContext } from './upgrade.ts';
 
 /** Id of the upgrade that runs tools; upgrades that implement tools depend on it. */
@@ -26,6 +26,32 @@ export interface ToolFailure {
 
 /** The result of every tool call. */
 export type ToolResult<T = unknown> = ToolSuccess<T> | ToolFailure;
+
+/**
+ * The tools whose arguments and value are known, by name: `executeTool('read_file', { path })`
+ * resolves to a `ToolResult` whose `value` is read_file's. Upgrades add their tools by module
+ * augmentation in their folder, as they add services (`services.ts`) and events:
+ *
+ * ```ts
+ * declare module '../../src/kernel/tool-contract.ts' {
+ *   interface ArmatureToolMap { read_file: { args: { path: string; encoding?: 'utf8' | 'base64' }; value: ReadFileValue } }
+ * }
+ * ```
+ *
+ * Tools outside the map (MCP servers', agent-made ones, a root's unless it adds them) are called
+ * by any name, their value `unknown` unless you name its type.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: upgrades fill it by module augmentation
+export interface ArmatureToolMap {}
+
+/** The name of a tool whose arguments and value are known. */
+export type KnownToolName = keyof ArmatureToolMap & string;
+
+/** The arguments of known tool `N`. */
+export type ToolArgs<N extends KnownToolName> = ArmatureToolMap[N] extends { args: infer A } ? A : never;
+
+/** The value of known tool `N` when it succeeds. */
+export type ToolValue<N extends KnownToolName> = ArmatureToolMap[N] extends { value: infer V } ? V : never;
 
 /** Runs one tool; `args` are already validated. */
 export type ToolExecutor = (name: string, args: Record<string, unknown>, call: ToolCallContext) => unknown | Promise<unknown>;
@@ -77,7 +103,11 @@ export interface ToolRunnerApi {
    * anything else throws `INVALID_TOOL_NAME`.
    */
   registerTools(declarations: readonly ToolDeclaration[], executor: ToolExecutor, options?: { instance?: string }): Disposable;
-  /** Runs a tool. Never throws. */
+  /**
+   * Runs a tool. Never throws. A tool of {@link ArmatureToolMap} called with its arguments' type
+   * resolves to its value's type; any other call to `T` (default `unknown`).
+   */
+  executeTool<N extends KnownToolName>(name: N, args: ToolArgs<N>, options?: ExecuteOptions): Promise<ToolResult<ToolValue<N>>>;
   executeTool<T = unknown>(name: string, args?: unknown, options?: ExecuteOptions): Promise<ToolResult<T>>;
   /**
    * Declarations of registered tools the persona (or any allow-list: `EVERY_TOOL` for all of

@@ -4,6 +4,7 @@ import type { Persona, ToolDeclaration } from './manifest-schemas.ts';
 import type { Platform } from '../platform/platform.ts';
 import type { ArmatureEventType, ToolCaller } from './events.ts';
 import type { ErrorInfo } from './errors.ts';
+import type { ConfigSchema } from './config-schema.ts';
 
 /** Categories group widgets on the dashboard. */
 export type UpgradeCategory = 'agent' | 'core' | 'runtime' | 'tools' | 'storage' | 'knowledge';
@@ -104,6 +105,12 @@ export interface UpgradeInstance<Api = unknown> extends ModuleInstance<Api> {
 /** The shape of an upgrade's entry module (`upgrades/<folder>/index.ts`). */
 export interface UpgradeModule<Api = unknown> {
   metadata: UpgradeMetadata;
+  /**
+   * Its options' schema (`boot({ config: { [id]: {...} } })`): boot checks the options against it
+   * before the factory runs, and an unknown key or a value it cannot take fails the upgrade with
+   * `INVALID_CONFIG`, naming the key and what it takes. Default: none (options unchecked).
+   */
+  configSchema?: ConfigSchema;
   factory(deps: Record<string, unknown>, context: UpgradeContext): UpgradeInstance<Api> | Promise<UpgradeInstance<Api>>;
 }
 

@@ -60,6 +60,15 @@ export function cpuTicks(pid: number): number | undefined {
   return f === undefined ? undefined : Number(f[11]) + Number(f[12]);
 }
 
+/**
+ * When process `pid` started, in clock ticks since the machine booted (field 22 of
+ * `/proc/<pid>/stat`): with the pid, it tells a process from a later one that reuses its pid.
+ */
+export function startTicks(pid: number): number | undefined {
+  const f = statFields(pid);
+  return f === undefined ? undefined : Number(f[19]);
+}
+
 /** The thread ids of process `pid` (`/proc/<pid>/task`), or undefined when it cannot be read. */
 function threadIds(pid: number): string[] | undefined {
   try {

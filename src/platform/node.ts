@@ -1,10 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ArmatureError } from '../kernel/errors.ts';
 import { openDirectoryStore } from './directory-store.ts';
 import { openDirectoryCache } from './node-cache.ts';
+import { openSharedDirectory } from './node-shared-directory.ts';
 import { packageRoot } from './package-layout.ts';
-import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
+import { layeredProjectFiles, type Platform, type ProjectFiles } from './platform.ts';
 
 /** The project root (the folder holding `modules/` and `blueprints/`), as a path. */
 export const projectRoot = fileURLToPath(packageRoot);
@@ -13,20 +16,39 @@ export const projectRoot = fileURLToPath(packageRoot);
 export interface NodePlatformOptions {
   /** Where persistent data lives. Default: `.armature` in the current directory. */
   dataDir?: string;
-  /** Where `modules/` and `blueprints/` are read from. Default: the installed package's root. */
+  /**
+   * A folder of your own read beside the package's: its `modules/upgrades.json`,
+   * `modules/tools-read.json`, `modules/tools-write.json`, `modules/personas/*.json`, `blueprints/*.md`
+   * and the `upgrades/<folder>/` they name (`armature init` writes one). Its ids must not be the
+   * package's. Default: none, the package's files alone.
+   */
   root?: string;
 }
 
-/** The Node platform: project files from disk, stores as directories under `dataDir`, caches under `dataDir/cache`. */
+/** The Node platform: project files from disk, stores and shared stores as folders under `dataDir`, caches under `dataDir/cache`. */
 export function createNodePlatform(options: NodePlatformOptions = {}): Platform {
   const dataDir = resolve(options.dataDir ?? '.armature');
-  const root = resolve(options.root ?? projectRoot);
   return {
     kind: 'node',
-    project: nodeProjectFiles(root),
+    project: options.root === undefined ? nodeProjectFiles(projectRoot) : nodeProjectLayers(resolve(options.root)),
     openStore: async (name) => openDirectoryStore(join(dataDir, name)),
+    openShared: (name) => openSharedDirectory(join(dataDir, name)),
     openCache: (name) => openDirectoryCache(join(dataDir, 'cache', name)),
   };
+}
+
+/** The package's files and, beside them, those of the folder `root`. */
+export function nodeProjectLayers(root: string): ProjectFiles {
+  if (!existsSync(root) || !statSync(root).isDirectory()) {
+    throw new ArmatureError('ROOT_NOT_FOUND', `[project] the root ${JSON.stringify(root)} is not a folder`, {
+      hint: 'Pass the folder that holds your modules/ and blueprints/ (armature init DIR writes one).',
+    });
+  }
+  if (resolve(root) === resolve(projectRoot)) return nodeProjectFiles(projectRoot);
+  return layeredProjectFiles([
+    { kind: 'package', location: projectRoot, files: nodeProjectFiles(projectRoot) },
+    { kind: 'root', location: root, files: nodeProjectFiles(root), moduleBase: pathToFileURL(join(root, '/')).href },
+  ]);
 }
 
 /** Project files read from `root` on disk. */

@@ -18,8 +18,36 @@ export const fromSources: boolean = new URL(here).pathname.endsWith('.ts');
 /** The package root: the folder holding `package.json`, `modules/` and `blueprints/`. */
 export const packageRoot: URL = new URL('../../', here);
 
-/** The Pyodide worker script (a module worker in the browser, a `worker_threads` entry in Node). */
-export const pyodideWorkerScript: URL = fromSources ? new URL('upgrades/pyodide-runtime/worker/main.ts', packageRoot) : new URL('./pyodide-worker.js', here);
+/**
+ * Where a page gets the Pyodide worker by default: served by `armature/server`'s middleware (and
+ * `startServer`), emitted there by the Vite plugin (`armature/vite`). A bundle cannot find the file
+ * beside its own chunks, so the default is this one path on the page's origin.
+ */
+export const PYODIDE_WORKER_PATH = '/__armature/pyodide-worker.js';
+
+/** Where a page gets Pyodide's own files by default (`indexURL`), served the same ways. */
+export const PYODIDE_FILES_PATH = '/pyodide/';
+
+// Read off globalThis: this file is compiled for Node (no DOM types) and for browsers (no Node types).
+const host = globalThis as { process?: { versions?: { node?: string } }; window?: unknown; location?: { href: string } };
+const inNodeRuntime = typeof host.process?.versions?.node === 'string' && host.window === undefined;
+
+/**
+ * The Pyodide worker script (a module worker in the browser, a `worker_threads` entry in Node):
+ * from the sources `worker/main.ts`; built, in Node the `pyodide-worker.js` beside this file, in a
+ * browser {@link PYODIDE_WORKER_PATH} on the page's origin.
+ */
+export const pyodideWorkerScript: URL = fromSources
+  ? new URL('upgrades/pyodide-runtime/worker/main.ts', packageRoot)
+  : inNodeRuntime || host.location === undefined
+    ? new URL('./pyodide-worker.js', here)
+    : new URL(PYODIDE_WORKER_PATH, host.location.href);
+
+/**
+ * Node: the built browser worker (`dist/browser/pyodide-worker.js`, self-contained) that servers
+ * hand to pages at {@link PYODIDE_WORKER_PATH}. From the sources it is bundled on first use.
+ */
+export const pyodideBrowserWorker: URL | undefined = fromSources ? undefined : new URL('../browser/pyodide-worker.js', here);
 
 /**
  * Node: the confined worker's child entry (`src/sandbox/node-child.ts` bundled to plain JS), when
@@ -29,9 +57,10 @@ export const sandboxNodeChild: URL | undefined = fromSources ? undefined : new U
 
 /**
  * Browser: the confined worker's script (`src/sandbox/browser-worker.ts`, self-contained), when
- * built. A server serves it at `SANDBOX_WORKER_PATH` with its CSP (see `armature/server`).
+ * built: `dist/browser/sandbox-worker.js`, found from either build. A server serves it at
+ * `SANDBOX_WORKER_PATH` with its CSP (see `armature/server`).
  */
-export const sandboxBrowserWorker: URL | undefined = fromSources ? undefined : new URL('./sandbox-worker.js', here);
+export const sandboxBrowserWorker: URL | undefined = fromSources ? undefined : new URL('../browser/sandbox-worker.js', here);
 
 /**
  * Node: the confined child of Python's `process` isolation — its entry and the Pyodide worker it

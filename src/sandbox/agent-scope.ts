@@ -31,7 +31,7 @@ export interface AgentScope {
 type Settle = { resolve(v: unknown): void; reject(e: unknown): void };
 type Handler = (payload: unknown) => unknown;
 
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
 const isObject = (v: unknown): v is Record<string, unknown> => (typeof v === 'object' && v !== null) || typeof v === 'function';
 
 /** `e` as it crosses the boundary; never throws, whatever the agent threw. */

@@ -300,7 +300,7 @@ describe('the network policy of a confined worker', () => {
   before(async () => {
     allowed = await probeServer();
     other = await probeServer();
-    redirector = await probeServer(`${'http://127.0.0.1:'}${new URL((other = other).origin).port}/secret`);
+    redirector = await probeServer(`${'http://127.0.0.1:'}${new URL(other.origin).port}/secret`);
   });
   after(async () => {
     await Promise.all([allowed.close(), other.close(), redirector.close()]);

@@ -213,7 +213,7 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
         return p.reject(resultError(msg.error, p.path));
       }
       case 'cap': {
-        const cap = Object.prototype.hasOwnProperty.call(o.capabilities, msg.name) ? o.capabilities[msg.name] : undefined;
+        const cap = Object.hasOwn(o.capabilities, msg.name) ? o.capabilities[msg.name] : undefined;
         if (!cap) {
           return send(g, {
             type: 'cap-result',

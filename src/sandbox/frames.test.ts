@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeFrame, FrameReader, FrameTooLargeError } from './frames.ts';
+import { encodeFrame, FrameReader, type FrameTooLargeError } from './frames.ts';
 
 function collect(max: number) {
   const got = { messages: [] as unknown[], oversize: [] as number[], malformed: [] as string[] };

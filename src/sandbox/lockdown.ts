@@ -60,7 +60,7 @@ export function lockdownWorkerScope(options: { keep?: readonly string[] } = {}):
   const removed = new Set<string>();
   for (let o: object | null = g; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
     for (const name of DENIED_GLOBALS) {
-      if (keep.has(name) || !Object.prototype.hasOwnProperty.call(o, name)) continue;
+      if (keep.has(name) || !Object.hasOwn(o, name)) continue;
       removed.add(name);
       if (!Reflect.deleteProperty(o, name)) Object.defineProperty(o, name, { value: undefined, writable: false, configurable: false });
     }

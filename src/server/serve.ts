@@ -1,24 +1,25 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import sirv from 'sirv';
 import { projectRoot } from '../platform/node.ts';
-import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_FILE, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
-import { ISOLATION_HEADERS, MCP_SERVERS_PATH, PROJECT_SNAPSHOT_PATH, pyodideWorkerCsp } from './middleware.ts';
-import { readProjectSnapshot } from './project-snapshot.ts';
+import { armatureHandler, ISOLATION_HEADERS, MCP_SERVERS_PATH, pyodideWorkerCsp } from './middleware.ts';
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
-  /** Where `modules/` and `blueprints/` (the project snapshot) are read from. Default: the package root. */
+  /**
+   * A folder of your own served beside the package's (as `boot({ root })` reads one in Node): its
+   * manifests and blueprints join the project snapshot, its `upgrades/` are served (JavaScript
+   * only) at `/__armature/root/upgrades/` for the page to import. Default: none.
+   */
   root?: string;
   /** Port; 0 picks a free one. Default: `PORT` from the environment, else 8080. */
   port?: number;
   /** Interface to listen on. Default: 127.0.0.1. */
   host?: string;
-  /** Directory of the built dashboard (page and bundles, see `buildDashboard`). Default: `<root>/dist/dashboard`. */
+  /** Directory of the built dashboard (page and bundles, see `buildDashboard`). Default: the package's `dist/dashboard`. */
   outDir?: string;
   /** HTML served at `/`. Default: `index.html` in `outDir`. */
   html?: string;
@@ -36,23 +37,22 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const pyodideDir = () => dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
-
 /**
- * Serves the dashboard: `/` (the page), `/dist/*` (the bundles in `outDir`), `/pyodide/*` (the installed Pyodide
- * package, so no network is needed), the project snapshot and the confined worker's script (from
- * `outDir`, with its Content-Security-Policy), every response with the two
+ * Serves the dashboard: `/` (the page), `/dist/*` (the bundles in `outDir`), and what
+ * `armatureMiddleware` serves — the project snapshot (with a root's, and its upgrades' modules
+ * under `/__armature/root/upgrades/`), the Pyodide worker at `/__armature/pyodide-worker.js` and
+ * Pyodide's files at `/pyodide/` (the installed package, so no network is needed), the confined
+ * worker's script (each script with its Content-Security-Policy) — every response with the two
  * cross-origin isolation headers so the shared-buffer bridge is available.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const root = options.root ?? projectRoot;
-  const outDir = options.outDir ?? join(root, 'dist', 'dashboard');
+  const outDir = options.outDir ?? join(projectRoot, 'dist', 'dashboard');
   const setHeaders = (res: ServerResponse) => {
     for (const [k, v] of Object.entries(ISOLATION_HEADERS)) res.setHeader(k, v);
     res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
   };
   const dist = sirv(outDir, { dev: true, setHeaders });
-  const pyodide = sirv(pyodideDir(), { dev: false, maxAge: 3600, setHeaders });
+  const armature = armatureHandler({ root: options.root });
   const page = options.html ?? (await readDashboardPage(outDir));
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -70,15 +70,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       } else if (url.pathname === '/favicon.ico') {
         res.statusCode = 204;
         res.end();
-      } else if (url.pathname === PROJECT_SNAPSHOT_PATH) {
-        res.setHeader('Content-Type', 'application/json');
-        res.setHeader('Cache-Control', 'no-store');
-        res.end(JSON.stringify(await readProjectSnapshot(root)));
-      } else if (url.pathname === SANDBOX_WORKER_PATH) {
-        res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
-        res.setHeader('Content-Security-Policy', SANDBOX_WORKER_CSP);
-        res.setHeader('Cache-Control', 'no-store');
-        res.end(await readFile(join(outDir, SANDBOX_WORKER_FILE)));
       } else if (url.pathname === MCP_SERVERS_PATH && !options.mcpServers) {
         // No --mcp-config: nothing to hand on, which is not an error (the page asks on every load).
         res.statusCode = 204;
@@ -94,10 +85,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (url.pathname === '/dist/pyodide-worker.js') res.setHeader('Content-Security-Policy', pyodideWorkerCsp());
         req.url = url.pathname.slice('/dist'.length) + url.search;
         dist(req, res, notFound);
-      } else if (url.pathname.startsWith('/pyodide/')) {
-        req.url = url.pathname.slice('/pyodide'.length) + url.search;
-        pyodide(req, res, notFound);
-      } else notFound();
+      } else if (!(await armature(req, res))) notFound();
     } catch (e) {
       res.statusCode = 500;
       res.end(`Server error: ${(e as Error).message}`);

@@ -82,12 +82,15 @@ export function normalizeNode(node: JsonSchema): JsonSchema {
   }
   if (Array.isArray(n.allOf)) {
     const { allOf, ...own } = n;
-    n = [...(allOf as unknown[]).filter(isObject), own].reduce<JsonSchema>((acc, p) => {
-      const merged: JsonSchema = { ...acc, ...p };
-      if (isObject(acc.properties) || isObject(p.properties)) merged.properties = { ...((acc.properties as JsonSchema) ?? {}), ...((p.properties as JsonSchema) ?? {}) };
-      if (Array.isArray(acc.required) || Array.isArray(p.required)) merged.required = [...new Set([...((acc.required as string[]) ?? []), ...((p.required as string[]) ?? [])])];
-      return merged;
-    }, {});
+    const merged: JsonSchema = {};
+    for (const p of [...(allOf as unknown[]).filter(isObject), own]) {
+      const properties = isObject(merged.properties) || isObject(p.properties) ? { ...((merged.properties as JsonSchema) ?? {}), ...((p.properties as JsonSchema) ?? {}) } : undefined;
+      const required = Array.isArray(merged.required) || Array.isArray(p.required) ? [...new Set([...((merged.required as string[]) ?? []), ...((p.required as string[]) ?? [])])] : undefined;
+      Object.assign(merged, p);
+      if (properties) merged.properties = properties;
+      if (required) merged.required = required;
+    }
+    n = merged;
   }
   if (Array.isArray(n.enum) && n.type === undefined) {
     // An enum alone still has a type: the types of its values.

@@ -79,5 +79,5 @@ export function aliasNames(names: readonly string[], rule: NameRule): { names: s
 
 /** The tool's own name for a name a provider called: the alias map's entry, else the name itself. */
 export function toolNameFromProvider(name: string, aliases: Readonly<Record<string, string>>): string {
-  return Object.prototype.hasOwnProperty.call(aliases, name) ? aliases[name]! : name;
+  return Object.hasOwn(aliases, name) ? aliases[name]! : name;
 }

@@ -82,11 +82,15 @@ export class ArmatureDashboard extends LitElement {
    */
   private async loadWidget(sys: ArmatureSystem, m: ModuleReport): Promise<void> {
     const owner = m.parent ?? m.id;
-    const folder = /^upgrades\/([a-z0-9-]+)\//.exec(sys.manifests.upgrades.get(owner)!.entry)![1]!;
+    const entry = sys.manifests.upgrades.get(owner)!;
+    const folder = /^upgrades\/([a-z0-9-]+)\//.exec(entry.entry)![1]!;
+    // A root's upgrade (armature start --root DIR) brings its widget as a JavaScript module beside its entry.
+    const widgetFile = entry.base === undefined ? `upgrades/${folder}/widget.ts` : entry.entry.replace(/index(\.m?js|\.ts)$/, 'widget$1').replace(/\.ts$/, '.js');
     try {
       if (!TAG.test(m.widget!)) throw new Error(`widget tag ${JSON.stringify(m.widget)} is not a valid custom element name`);
-      await importWidget(folder);
-      if (!customElements.get(m.widget!)) throw new Error(`upgrades/${folder}/widget.ts did not define <${m.widget}>`);
+      if (entry.base === undefined) await importWidget(folder);
+      else await import(/* @vite-ignore */ new URL(widgetFile, entry.base).href);
+      if (!customElements.get(m.widget!)) throw new Error(`${widgetFile} did not define <${m.widget}>`);
       const el = document.createElement(m.widget!);
       (el as HTMLElement & { context: WidgetContext }).context = { bus: sys.bus, moduleId: m.id, api: await sys.resolve(owner), report: m };
       this.elements.set(m.id, el);

@@ -44,6 +44,11 @@ function block(t: Token): TemplateResult | typeof nothing {
         <tbody>${tb.rows.map((r) => html`<tr>${r.map((c) => html`<td>${inline(c.tokens)}</td>`)}</tr>`)}</tbody>
       </table>`;
     }
+    case 'checkbox': {
+      // A task list item's box (`- [ ]`, `- [x]`): shown as a mark a reader and a screen reader understand.
+      const done = (t as Tokens.Checkbox).checked;
+      return html`<span class="task" data-checked=${done ? 'true' : 'false'} role="img" aria-label=${done ? 'done' : 'not done'}>${done ? '☑' : '☐'} </span>`;
+    }
     case 'hr':
       return html`<hr />`;
     case 'text': {

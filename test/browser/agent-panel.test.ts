@@ -104,11 +104,51 @@ describe('the agent panel', () => {
     const toolMsg = requests[1]!.body.messages.find((m) => m.role === 'tool')!;
     expect(JSON.parse(String(toolMsg.content))).to.deep.equal({ ok: true, value: { value: 50, stdout: SUM_STDOUT, stderr: '', executionTime: (JSON.parse(String(toolMsg.content)) as { value: { executionTime: number } }).value.executionTime } });
 
+    // The run's Python ran in a session runtime of the pool: the runtime's card counts it.
+    const runtimeCard = dash.shadowRoot!.querySelector('pyodide-runtime-widget')!;
+    const runs = () => shadow(runtimeCard)?.querySelector('.secondary')?.textContent ?? '';
+    await until(() => `the session run on the runtime card, which says ${runs()}`, () => runs().startsWith('1 run (1 in sessions)'), 60_000);
+
     const ws = dash.shadowRoot!.querySelector('workspace-widget')!;
     await until('the result file in the workspace widget', () => textOf(ws).includes(RESULT_FILE.path), 60_000);
     const file = await sys.tools.executeTool<{ content: string }>('read_file', { path: RESULT_FILE.path });
     expect(file.ok && file.value.content).to.equal(RESULT_FILE.content);
     expect(textOf(panel())).to.contain('Past runs');
+  });
+
+  it('replays a recorded example with no model and no key: the sum-files run, live in the panel', async () => {
+    shadow(panel())!.querySelector<HTMLButtonElement>('[data-control=new-run]')?.click();
+    const examples = shadow(panel())!.querySelector<HTMLDetailsElement>('details.examples')!;
+    expect(examples.textContent).to.contain('Replay an example (no model, no key)');
+    const item = () => shadow(panel())!.querySelector('[data-example="examples/sum-files"]')!;
+    expect(item().textContent).to.contain('Python sums files through call_tool');
+    expect(item().textContent).to.contain("Recorded with Armature's scripted model");
+    item().querySelector<HTMLButtonElement>('[data-control=replay-example]')!.click();
+    await until(() => `the replay to finish: ${textOf(panel())}`, () => !!shadow(panel())!.querySelector('[data-replay=done]'), 90_000);
+    const t = textOf(transcript());
+    expect(t).to.contain('Add up the amounts in every CSV file under data/');
+    expect(t).to.contain('The three files add up to 610.60');
+    expect(shadow(transcript())!.querySelector('details.call[data-tool=execute_python] .output')!.textContent).to.contain('total: 610.60');
+    expect(textOf(panel())).to.contain('every tool result matched the recording');
+    const total = await sys.tools.executeTool<{ content: string }>('read_file', { path: 'results/total.txt' });
+    expect(total.ok && total.value.content).to.equal('610.60\n');
+
+    // The replay provider in the settings: a goal typed in the box is answered from the recording.
+    shadow(panel())!.querySelector<HTMLButtonElement>('[data-control=new-run]')!.click();
+    const select = shadow(form())!.querySelector<HTMLSelectElement>('select')!;
+    select.value = 'replay';
+    select.dispatchEvent(new Event('change'));
+    await (form() as unknown as { updateComplete: Promise<void> }).updateComplete;
+    field('model').value = 'examples/sum-files';
+    field('baseURL').value = '';
+    shadow(form())!.querySelector<HTMLButtonElement>('[data-control=save-settings]')!.click();
+    await until('settings saved', () => textOf(form()).includes('Saved.'), 60_000);
+    await send('Add up the amounts in every CSV file under data/ and write the total to results/total.txt.');
+    await until(() => `the replayed answer: ${textOf(transcript())}`, () => textOf(transcript()).includes('answered · 2 steps'), 60_000);
+    expect(textOf(transcript())).to.contain('The three files add up to 610.60');
+    select.value = 'openai-compatible';
+    select.dispatchEvent(new Event('change'));
+    await (form() as unknown as { updateComplete: Promise<void> }).updateComplete;
   });
 
   it('a refused key (401) shows a readable error; the key stays in localStorage only', async () => {

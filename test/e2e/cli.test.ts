@@ -55,7 +55,7 @@ test('bad usage is explained on stderr with exit code 2', () => {
   const unknown = cli('frobnicate');
   assert.equal(unknown.code, 2);
   // A few lines that name the commands, not the whole usage.
-  assert.equal(unknown.err, 'armature: unknown command "frobnicate"\ncommands: start, boot, tools, call, run, prompt, mcp, agent, changes, approve, reject\narmature --help shows every command and option\n');
+  assert.equal(unknown.err, 'armature: unknown command "frobnicate"\ncommands: start, init, boot, tools, call, run, prompt, mcp, agent, runs, changes, approve, reject\narmature --help shows every command and option\n');
   assert.match(cli('tols').err, /^armature: unknown command "tols"; did you mean "tools"\?\n/);
   const persona = cli('boot', '--persona', 'nobody');
   assert.equal(persona.code, 1);

@@ -73,7 +73,7 @@ before(async () => {
   mkdirSync(artifacts, { recursive: true });
   const outDir = join(artifacts, 'dist');
   await buildDashboard({ root: projectRoot, outDir, minify: false });
-  server = await startServer({ root: projectRoot, outDir, port: 0 });
+  server = await startServer({ outDir, port: 0 });
   browser = await launchChromium();
   page = await browser.newPage();
   await page.evaluateOnNewDocument(PAGE_HELPERS);

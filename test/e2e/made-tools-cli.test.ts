@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChangeRecord } from '../../src/contracts/change-contract.ts';
-import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
+import { BAD, SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -58,7 +58,7 @@ test('the agent\'s change waits as pending; armature changes lists it; armature 
 
   const listed = await cli('changes');
   assert.equal(listed.code, 0, listed.err);
-  assert.match(listed.out, new RegExp(`^${id}\\s+tool\\s+made\\.word_count\\s+v1\\s+pending\\s+.*Counting words comes up`, 'm'));
+  assert.match(listed.out, new RegExp(`^${id}\\s+tool\\s+made\\.word_count\\s+create\\s+v1\\s+pending\\s+.*Counting words comes up`, 'm'));
   assert.match(listed.out, new RegExp(`1 pending: armature approve ${id}`));
   const json = JSON.parse((await cli('changes', '--json')).out) as ChangeRecord[];
   assert.deepEqual(json.filter((r) => r.status === 'pending').map((r) => [r.id, r.kind, r.target, r.version, r.caller.via]), [[id, 'tool', 'made.word_count', 1, 'agent']]);
@@ -90,4 +90,22 @@ test('armature reject refuses a pending change; the version in force stays', asy
   assert.equal(bad.code, 1);
   assert.match(bad.err, /no change "c12345678"/);
   assert.match(bad.err, /is rejected, not pending/);
+});
+
+test('a change that was rejected is no success: armature call exits 1 and says so; armature agent marks it ✖ rejected, a pending one ◌ pending', async () => {
+  const call = await cli('call', 'create_tool', JSON.stringify({ ...BAD.failingPython, name: 'char_count' }));
+  assert.equal(call.code, 1, call.err);
+  const answer = JSON.parse(call.out) as { ok: boolean; value: { change: string; status: string } };
+  assert.deepEqual([answer.ok, answer.value.status], [true, 'rejected'], 'the call itself ran');
+  assert.match(call.err, new RegExp(`armature: change ${answer.value.change} was rejected: rejected: `));
+
+  server.model.setScript([
+    { toolCalls: [{ id: 'bad', name: 'create_tool', args: { ...BAD.failingPython, name: 'letter_count' } }, { id: 'good', name: 'create_tool', args: { ...SLUGIFY, name: 'kebab' } }] },
+    { text: 'One was rejected, one waits.' },
+  ]);
+  const r = await cli('agent', '--model', 'openai-compatible:scripted', '--base-url', server.baseURL, 'Make two tools');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /✖ create_tool rejected \(change c[0-9a-f]{8}\): rejected: \d of 3 tests? failed/);
+  assert.match(r.err, /◌ create_tool pending: change (c[0-9a-f]{8}) waits for a person \(armature approve \1\)/);
+  assert.doesNotMatch(r.err, /✓ create_tool/);
 });

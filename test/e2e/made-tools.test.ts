@@ -220,7 +220,7 @@ test('retire_tool takes a tool out; a new boot brings back what is in force and 
   const changes = await sys.resolve<ChangesApi>('Changes');
   const lineCount = changes.active('tool', 'made.line_count')!;
   await sys.dispose();
-  const file = join(data, 'workspace', '.armature', 'changes', 'versions', `${lineCount.hash}.json`);
+  const file = join(data, 'changes', 'blobs', `${lineCount.hash}.json`);
   writeFileSync(file, readFileSync(file, 'utf8').replace('splitlines', 'split'));
 
   sys = await bootMaker();

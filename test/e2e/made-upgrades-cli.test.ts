@@ -61,9 +61,9 @@ test('an agent\'s update waits for approval; armature approve swaps it in for th
   assert.equal(answer.status, 'pending', JSON.stringify(answer));
   assert.match(answer.hint, new RegExp(`armature approve ${answer.change}`));
   const listed = await cli('changes');
-  assert.match(listed.out, new RegExp(`^${answer.change}\\s+upgrade\\s+notes-index\\s+v2\\s+pending\\s+.*count Markdown notes only`, 'm'));
+  assert.match(listed.out, new RegExp(`^${answer.change}\\s+upgrade\\s+notes-index\\s+update\\s+v2\\s+pending\\s+.*count Markdown notes only`, 'm'));
   assert.doesNotMatch(listed.out, /\u001b/, 'the agent\'s reason reaches the terminal without its escape sequence');
-  assert.match(listed.out, /^c[0-9a-f]{8}\s+persona\s+default\s+v1\s+active/m);
+  assert.match(listed.out, /^c[0-9a-f]{8}\s+persona\s+default\s+create\s+v1\s+active/m);
   assert.deepEqual(await call('notes_index.notes_summary', {}), { total: 2, folders: { notes: 2 } }, 'v1 until approved');
   const approved = await cli('approve', answer.change);
   assert.equal(approved.code, 0, approved.err);

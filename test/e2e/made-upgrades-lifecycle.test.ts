@@ -188,10 +188,28 @@ test('an upgrade that tries the DOM, IndexedDB, the network or Node built-ins ge
 
 test('an agent cannot approve, and its overlay adds only what agents made', async () => {
   const changes = await sys.resolve<ChangesApi>('Changes');
-  const overlay = value(await call<{ status: string; report: string }>('update_persona', { add_tools: ['delete_file'], add_upgrades: ['Workspace'] }));
+  const overlay = value(await call<{ status: string; report: string }>('update_persona', { add_tools: ['delete_file', 'notes_summary', 'NotesIndex.*'], add_upgrades: ['Workspace', 'NotesIndex'] }));
   assert.equal(overlay.status, 'rejected');
-  assert.match(overlay.report, /"delete_file" is not a tool agents made/);
-  assert.match(overlay.report, /"Workspace" is a built-in upgrade: the persona file in modules\/ chooses those/);
+  assert.match(overlay.report, /"delete_file" is not a tool agents made: tools agents made are named <namespace>\.<tool>/);
+  assert.match(overlay.report, /"Workspace" is not an agent-made upgrade: agent-made upgrade ids are kebab-case.*PascalCase.*Built-in upgrades are chosen by the persona file in modules\//);
+  // The names the system made, suggested: the upgrade's kebab-case id, its tool's namespaced name.
+  assert.match(overlay.report, /"NotesIndex" is not an agent-made upgrade; did you mean "notes-index"\?/);
+  assert.match(overlay.report, /"notes_summary" is not a tool agents made; did you mean "notes_index\.notes_summary"\?/);
+  assert.match(overlay.report, /"NotesIndex\.\*" is not a tool agents made; did you mean "notes_index\.\*"\?/);
+  const notATool = await call('update_tool', { name: 'notes_summary', code: 'x' });
+  assert.ok(!notATool.ok && /notes_index\.notes_summary is a tool of an agent-made upgrade: change it with update_upgrade/.test(notATool.hint ?? ''), JSON.stringify(notATool));
+  // Through the ToolRunner, as a model sends it: the rule and the id to write, not a bare pattern.
+  const pascal = value(await call<{ status: string; report: string }>('create_blueprint', { title: 'Call counter', target: 'CallCounter', body: '## Objective\nx\n## Design\ny\n## Verification\n- [ ] counts (test: counts)\n' }));
+  assert.equal(pascal.status, 'rejected');
+  assert.match(pascal.report, /target "CallCounter" is not an agent-made upgrade id; write it as "call-counter": agent-made upgrade ids are kebab-case.*so they never collide with the built-in upgrades, whose ids are PascalCase/);
+  const made = await call('create_upgrade', { ...oneTool('CallCounter', '0xA00001', 'return 1;', [{ name: 't', tool: 'tool', args: {} }]) });
+  assert.ok(!made.ok && made.error.code === 'INVALID_UPGRADE_ID' && /did you mean "call-counter"\?: agent-made upgrade ids are kebab-case/.test(made.error.message), JSON.stringify(made));
+  const bp = await blueprintFor('counter-two', ['t']);
+  const dependent = value(await call<{ status: string; report: string }>('create_upgrade', oneTool('counter-two', bp, 'return 1;', [{ name: 't', tool: 'tool', args: {} }], { dependencies: ['NotesIndex'] })));
+  assert.equal(dependent.status, 'rejected');
+  assert.match(dependent.report, /it depends on NotesIndex, which this persona does not load; did you mean "notes-index"\? \(agent-made upgrade ids are kebab-case/);
+  const misspelt = await call('upgrade_history', { id: 'NotesIndex' });
+  assert.ok(!misspelt.ok && /no agent-made upgrade "NotesIndex"; did you mean "notes-index"\?/.test(misspelt.error.message), JSON.stringify(misspelt));
   const r = changes.list({ kind: 'persona' })[0]!;
   await assert.rejects(changes.approve(r.id, { caller: 'agent' }), /only a person/);
   const denied = value(await call<{ status: string }>('update_persona', { remove_tools: ['notes_index.*'] }));

@@ -71,6 +71,9 @@ test('through the agent\'s scripted model: it reads a blueprint, writes one, bui
   assert.equal(made.status, 'active', JSON.stringify(made));
   assert.deepEqual(made.tests.map((t) => [t.name, t.ok]), [['folder-of-nested', true], ['folder-of-root', true], ['summary-shape', true], ['bad-folder', true]]);
   assert.match(made.hint!, /update_persona/);
+  // The gate proved the blueprint's checklist: read back, its items are ticked.
+  const proven = value(await call<{ body: string }>('read_blueprint', { id: '0xA00001' })).body;
+  assert.deepEqual(proven.match(/^- \[[ x]\] .*$/gm)!.map((l) => l.slice(0, 5)), ['- [x]', '- [x]', '- [x]', '- [x]']);
   // The persona overlay makes it run: a module of its own, with its widget.
   const part = sys.modules.find((m) => m.id === 'upgrade:notes-index')!;
   assert.deepEqual([part.state, part.parent, part.version, part.widget, part.title, part.category], ['loaded', 'MadeUpgrades', 'v1', 'made-upgrade-widget', 'Notes index', 'knowledge']);
@@ -142,7 +145,7 @@ test('a stored upgrade that fails at boot is skipped and reported; the rest boot
   const changes = await sys.resolve<ChangesApi>('Changes');
   const inForce = changes.active('upgrade', 'notes-index')!;
   await sys.dispose();
-  const file = join(data, 'workspace', '.armature', 'changes', 'versions', `${inForce.hash}.json`);
+  const file = join(data, 'changes', 'blobs', `${inForce.hash}.json`);
   const original = readFileSync(file, 'utf8');
   writeFileSync(file, original.replace('indexed', 'tampered'));
   try {

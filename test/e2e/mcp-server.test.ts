@@ -126,7 +126,7 @@ for (const [transport, client] of [['stdio', () => stdio], ['http', () => http]]
     const py = (await client().callTool({ name: 'execute_python', arguments: { code: '1/0' } })) as CallToolResult;
     assert.equal(py.isError, true);
     assert.match(text(py), /^ZeroDivisionError: division by zero\n[\s\S]*Traceback/);
-    assert.equal((py._meta?.['armature/error'] as { code: string }).code, 'ZeroDivisionError');
+    assert.equal((py._meta?.['armature/error'] as { code: string } | undefined)?.code, 'ZeroDivisionError');
     const unknown = (await client().callTool({ name: 'wirte_file', arguments: {} })) as CallToolResult;
     assert.match(text(unknown), /^UNKNOWN_TOOL: \[executeTool\] no tool named "wirte_file"; did you mean "write_file"\?\nhint: Call write_file instead\.$/);
   });

@@ -33,7 +33,7 @@ export async function startDashboardStack(name: string, height: number): Promise
   mkdirSync(artifacts, { recursive: true });
   const outDir = join(artifacts, `dist-${name}`);
   await buildDashboard({ root: projectRoot, outDir, minify: false });
-  const server = await startServer({ root: projectRoot, outDir, port: 0 });
+  const server = await startServer({ outDir, port: 0 });
   const model = await startScriptedModelServer();
   const probe = await startProbe();
   const browser = await launchChromium();

@@ -1,5 +1,6 @@
 // In-memory platform pieces for unit tests that isolate the kernel from disk and IndexedDB.
 // The real adapters (src/platform/node.ts, browser.ts) are exercised by the integration suites.
+import { memoryShared, type MemoryShared } from '../../src/platform/memory-shared-store.ts';
 import { checkCacheKey, type BlobCache, type FileStore, type Platform, type ProjectFiles, type StoredFile } from '../../src/platform/platform.ts';
 
 export function memoryProject(files: Record<string, string>): ProjectFiles {
@@ -65,12 +66,17 @@ export function memoryCache(): BlobCache & { blobs: Map<string, Uint8Array> } {
 export function memoryPlatform(files: Record<string, string>): Platform {
   const stores = new Map<string, FileStore>();
   const caches = new Map<string, BlobCache>();
+  const shared = new Map<string, MemoryShared>();
   return {
     kind: 'node',
     project: memoryProject(files),
     async openStore(name) {
       if (!stores.has(name)) stores.set(name, memoryStore());
       return stores.get(name)!;
+    },
+    async openShared(name) {
+      if (!shared.has(name)) shared.set(name, memoryShared());
+      return shared.get(name)!.open();
     },
     openCache(name) {
       if (!caches.has(name)) caches.set(name, memoryCache());

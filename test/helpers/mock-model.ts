@@ -36,7 +36,7 @@ export function partsStream(parts: LanguageModelV3StreamPart[], hold?: Promise<v
   return new ReadableStream({
     async start(controller) {
       for (const p of parts) {
-        if (p.type === 'finish' && hold) await hold;
+        if (p.type === 'finish' && hold !== undefined) await hold;
         controller.enqueue(p);
       }
       controller.close();

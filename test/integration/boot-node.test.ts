@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { boot } from '../../src/index.ts';
+import { boot, type BootConfig } from '../../src/index.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 test('boot the default persona, write and read files through the ToolRunner, restart with the same data dir', async () => {
@@ -63,4 +63,12 @@ test('a call to a tool whose module failed to load says which module and why, no
   } finally {
     await sys.dispose();
   }
+});
+
+test("the ToolRunner's options are read like every upgrade's: an unusable defaultTimeoutMs fails it, naming the value", async () => {
+  // A value the types refuse, as a config read from JSON can still hold: boot refuses it too.
+  await using sys = await boot({ persona: 'reader', dataDir: tempDir('runner-config'), config: { ToolRunner: { defaultTimeoutMs: 'soon' } } as unknown as BootConfig });
+  const runner = sys.modules.find((m) => m.id === 'ToolRunner');
+  assert.equal(runner?.state, 'failed');
+  assert.match(runner?.error?.message ?? '', /\[config\] ToolRunner: option defaultTimeoutMs "soon" is not usable/);
 });

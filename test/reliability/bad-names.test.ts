@@ -85,7 +85,7 @@ for (const isolation of ['process', 'thread'] as const) {
         runner.executeTool('execute_python', {
           code: [
             'out = []',
-            'for name, kw in ((\"x\" * (10 * 1024 * 1024), {}), (\"read_file\", {\"instance_id\": \"y\" * (10 * 1024 * 1024)})):',
+            'for name, kw in (("x" * (10 * 1024 * 1024), {}), ("read_file", {"instance_id": "y" * (10 * 1024 * 1024)})):',
             '    try:',
             '        call_tool(name, {}, **kw)',
             '    except Exception as e:',

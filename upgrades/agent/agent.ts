@@ -14,13 +14,16 @@ import {
   type RunToolCall,
   type ToolMode,
   type TranscriptEntry,
+  type RecordedExample,
+  type ReplayReport,
 } from '../../src/contracts/agent-contract.ts';
+import type { RecordingLoader, ReplayWorkspace } from './replay/turn-model.ts';
 import { KEY_VARIABLES, redactDeep, type KeySource } from './keys.ts';
 import type { ToolCallOutcome, ToolCallRequest, TurnOutcome } from './loop.ts';
 import { toModelMessages } from './messages.ts';
 import { describeModelError } from './model-errors.ts';
 import { observedFetch } from './model-fetch.ts';
-import { CODE_MODE_TOOLS, codeModePrompt, DEFAULT_MAX_RESULT_CHARS, directModePrompt, offeredTools, toModelResult, type OfferedTool } from './offered-tools.ts';
+import { CODE_MODE_TOOLS, codeModePrompt, DEFAULT_MAX_RESULT_CHARS, directModePrompt, offeredTools, toModelResult, type OfferedTool } from '../../src/contracts/offered-tools.ts';
 import { createLanguageModel, type ModelFactory } from './providers.ts';
 import { parseModelRef, type SettingsStore } from './settings.ts';
 import { newRunId, type TranscriptStore } from './transcript.ts';
@@ -51,6 +54,12 @@ export interface AgentOptions {
   maxResultChars?: number;
   /** The fetch model requests go through. Default: `globalThis.fetch`. */
   fetch?: typeof fetch;
+  /** Reads the recording a `replay` model names. Default: none (a replay then fails with `REPLAY_UNAVAILABLE`). */
+  loadRecording?: RecordingLoader;
+  /** The recorded examples shipped with Armature. Default: none. */
+  examples?: () => Promise<RecordedExample[]>;
+  /** Where a replay writes the files its recording starts from. Default: none. */
+  workspace?: ReplayWorkspace;
 }
 
 const ZERO = { inputTokens: 0, outputTokens: 0 };
@@ -76,6 +85,8 @@ interface TurnContext {
   toolCalls: RunToolCall[];
   /** Filled by the turn: the conversation as sent. */
   messages: unknown[];
+  /** Filled by a replayed turn. */
+  replay?: ReplayReport;
 }
 
 /** The model a run uses: the call's fields over the saved choice (or the persona's model). */
@@ -119,8 +130,8 @@ export function createAgent(options: AgentOptions): AgentApi {
     new ArmatureError('NO_MODEL', `[agent] no model is configured${partial?.provider ? ` (provider ${partial.provider} without a model name)` : ''} for persona ${persona.id}`, {
       hint:
         where === 'environment'
-          ? `Pass --model openai-compatible:MODEL --base-url http://127.0.0.1:11434/v1 (a local server) or --model openai:gpt-4o-mini, or set "model" in modules/personas/${persona.id}.json.`
-          : 'Choose a provider and a model in the agent panel\'s settings: a local OpenAI-compatible server (Ollama, llama.cpp) needs its base URL, OpenAI, Anthropic and Google need a key.',
+          ? `Pass --model openai-compatible:MODEL --base-url http://127.0.0.1:11434/v1 (a local server) or --model openai:gpt-4o-mini, or set "model" in modules/personas/${persona.id}.json. To watch a recorded run first, with no model and no key: armature agent --replay examples/sum-files (or examples/make-a-tool --approve, examples/build-an-upgrade --approve).`
+          : 'Choose a provider and a model in the agent panel\'s settings: a local OpenAI-compatible server (Ollama, llama.cpp) needs its base URL, OpenAI, Anthropic and Google need a key. Or replay a recorded example (no model, no key): "Replay an example" below.',
     });
   const noKey = (model: AgentModelRef): ArmatureError =>
     new ArmatureError('NO_API_KEY', `[agent] no API key for ${model.provider}`, {
@@ -134,8 +145,9 @@ export function createAgent(options: AgentOptions): AgentApi {
     if (!opts.goal.trim()) throw new ArmatureError('EMPTY_GOAL', '[agent] the goal is empty', { hint: 'Say what the agent should do.' });
     if (!model?.provider || !model.model) throw noModel(persona, model);
     const ref = parseModelRef(model);
-    const apiKey = opts.apiKey ?? keys.get(ref.provider);
-    if (!apiKey && ref.provider !== 'openai-compatible') throw noKey(ref);
+    const replay = ref.provider === 'replay';
+    const apiKey = replay ? undefined : (opts.apiKey ?? keys.get(ref.provider));
+    if (!apiKey && !replay && ref.provider !== 'openai-compatible') throw noKey(ref);
     const { system, tools } = prepare(persona, toolMode);
     const offered = new Set(tools.map((t) => t.name));
     let step = t.firstStep;
@@ -145,7 +157,26 @@ export function createAgent(options: AgentOptions): AgentApi {
       onFailure: (f) =>
         emit('agent:request-failed', { runId, step, status: f.status, message: `HTTP ${f.status}${f.statusText ? ` ${f.statusText}` : ''}`, attempt: f.attempt, willRetry: f.willRetry }),
     });
-    const languageModel = await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch });
+    const turnIndex = t.history.filter((e) => e.type === 'started').length - 1;
+    const notes = { notes: [] as string[] };
+    const { turnModel } = await import('./replay/turn-model.ts');
+    const made = await turnModel({
+      ref,
+      turn: turnIndex,
+      runId,
+      goal: opts.goal,
+      persona: persona.id,
+      toolMode,
+      make: () => modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch }),
+      ...(options.loadRecording ? { loadRecording: options.loadRecording } : {}),
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+      ...(opts.record ? { record: opts.record } : {}),
+      mask: (v) => redactDeep(v, secrets),
+      step: () => step,
+      notes,
+    });
+    const languageModel = made.model;
+    if (made.recording) t.replay = { recording: made.recording.source, turn: turnIndex + 1, turns: made.recording.turns.length, notes: notes.notes };
     const { runTurn } = await import('./loop.ts');
     const messages = toModelMessages(t.history);
     const outcome = await runTurn({
@@ -153,9 +184,11 @@ export function createAgent(options: AgentOptions): AgentApi {
       system,
       messages,
       tools,
-      maxSteps: t.maxSteps,
+      // A replay takes the steps its recording took (one more asks beyond it, and diverges saying so).
+      maxSteps: made.recording ? made.recording.turns[turnIndex]!.steps.length + 1 : t.maxSteps,
       firstStep: t.firstStep,
-      maxRetries,
+      // A replay has no server to ask again.
+      maxRetries: replay ? 0 : maxRetries,
       signal: entry.controller.signal,
       onStepStart: (s) => {
         step = s;
@@ -232,8 +265,9 @@ export function createAgent(options: AgentOptions): AgentApi {
       const toolCalls: RunToolCall[] = [];
       const messages: unknown[] = [];
       let outcome: TurnOutcome;
+      const context: TurnContext = { runId, opts, persona, toolMode, maxSteps, model, history: [...prior, started], firstStep, secrets, emit, record, toolCalls, messages };
       try {
-        outcome = await turn({ runId, opts, persona, toolMode, maxSteps, model, history: [...prior, started], firstStep, secrets, emit, record, toolCalls, messages });
+        outcome = await turn(context);
       } catch (e) {
         const error: RunError = redactDeep({ ...toErrorInfo(e), ...((e as ArmatureError).hint ? { hint: (e as ArmatureError).hint } : {}) }, secrets);
         outcome = { reason: controller.signal.aborted ? 'aborted' : 'error', steps: 0, usage: ZERO, error };
@@ -251,7 +285,7 @@ export function createAgent(options: AgentOptions): AgentApi {
       // Its Python runtime goes back to the pool now rather than after the idle time, so the next
       // run never waits for it; a follow-up is told its globals were dropped.
       emit('session:ended', { session: runId });
-      return redactDeep({ runId, ...outcome, toolCalls, messages }, secrets);
+      return redactDeep({ runId, ...outcome, toolCalls, messages, ...(context.replay ? { replay: context.replay } : {}) }, secrets);
     },
 
     abort(runId) {
@@ -279,7 +313,7 @@ export function createAgent(options: AgentOptions): AgentApi {
         ...(personaModel ? { personaModel } : {}),
         hasKey: !!(model && keys.get(model.provider)),
         keyStorage: keys.storage,
-        ...(model ? { keyVariable: KEY_VARIABLES[model.provider] } : {}),
+        ...(model && KEY_VARIABLES[model.provider] ? { keyVariable: KEY_VARIABLES[model.provider] } : {}),
       };
     },
 
@@ -294,6 +328,13 @@ export function createAgent(options: AgentOptions): AgentApi {
       const s = api.getSettings();
       bus.emit('agent:settings-changed', { ...(s.model ? { model: s.model } : {}), hasKey: s.hasKey });
     },
+
+    async readRecording(name) {
+      if (!options.loadRecording) throw new ArmatureError('REPLAY_UNAVAILABLE', '[agent] this system cannot read recordings');
+      return options.loadRecording(name);
+    },
+
+    examples: async () => (options.examples ? options.examples() : []),
 
     describeRun(o = {}) {
       const persona = o.persona ?? booted;

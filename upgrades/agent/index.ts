@@ -9,8 +9,12 @@ import { browserKeys, environmentKeys } from './keys.ts';
 import type { ModelFactory } from './providers.ts';
 import { browserSettings, memorySettings } from './settings.ts';
 import { checkRunId, RUNS_AREA, TranscriptStore } from './transcript.ts';
+import { createRecordingLoader, listExamples, localFiles } from './replay/recordings.ts';
 
-export type { AgentApi, AgentSettings, RunOptions, RunResult, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
+export type { AgentApi, AgentSettings, RecordedExample, Recording, RecordingSink, ReplayReport, RunOptions, RunResult, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
+
+/** Its options' schema: boot checks `config.Agent` against it (docs/configuration.md lists them). */
+export { AgentConfigSchema as configSchema } from './config.ts';
 
 /** Agent: an LLM loop over the ToolRunner, streamed as events, with a transcript per run. */
 export const metadata: UpgradeMetadata = {
@@ -36,6 +40,7 @@ export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
     ? environmentKeys((ctx.config.env as Record<string, string | undefined> | undefined) ?? process.env)
     : browserKeys(globalThis.localStorage);
   const workspace = deps.Workspace as WorkspaceApi;
+  const loadRecording = createRecordingLoader(ctx.platform.project, localFiles());
   const api = createAgent({
     runner: deps.ToolRunner as ToolRunnerApi,
     bus: ctx.bus,
@@ -47,6 +52,9 @@ export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
     modelFactory: typeof ctx.config.modelFactory === 'function' ? (ctx.config.modelFactory as ModelFactory) : undefined,
     maxRetries: ctx.configNumber('maxRetries'),
     maxResultChars: ctx.configNumber('maxResultChars'),
+    loadRecording,
+    examples: () => listExamples(ctx.platform.project, loadRecording),
+    workspace,
   });
   return {
     api,

@@ -7,6 +7,8 @@ export const KEY_VARIABLES: Readonly<Record<ProviderName, string>> = {
   anthropic: 'ANTHROPIC_API_KEY',
   google: 'GOOGLE_GENERATIVE_AI_API_KEY',
   'openai-compatible': 'ARMATURE_API_KEY',
+  // A replay needs no key: nothing leaves the machine.
+  replay: '',
 };
 
 /** Where provider keys come from. */
@@ -23,7 +25,7 @@ export interface KeySource {
 export function environmentKeys(env: Readonly<Record<string, string | undefined>>): KeySource {
   return {
     storage: 'environment',
-    get: (provider) => env[KEY_VARIABLES[provider]]?.trim() || undefined,
+    get: (provider) => (KEY_VARIABLES[provider] ? env[KEY_VARIABLES[provider]]?.trim() || undefined : undefined),
     set(provider) {
       throw new ArmatureError('KEYS_FROM_ENVIRONMENT', `[agent] in Node the ${provider} key comes from the environment, not from a call`, {
         hint: `Set ${KEY_VARIABLES[provider]} before starting Armature.`,

@@ -1,8 +1,9 @@
-import { jsonSchema, streamText, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import type { JSONSchema7, LanguageModel, ModelMessage, ToolSet } from 'ai';
 import { MAX_NAME_LENGTH, shortName } from '../../src/kernel/bounded.ts';
 import type { AgentStopReason, AgentUsage, RunError } from '../../src/contracts/agent-contract.ts';
 import { toolResultPart } from './messages.ts';
-import type { OfferedTool } from './offered-tools.ts';
+import type { OfferedTool } from '../../src/contracts/offered-tools.ts';
+import { peerMissing } from '../../src/kernel/optional-peer.ts';
 
 /** One tool call the model asked for. `args` is whatever it sent: an object, or the raw text when that was not JSON. */
 export interface ToolCallRequest {
@@ -60,13 +61,16 @@ export interface TurnOutcome {
   error?: RunError;
 }
 
+/** The AI SDK, an optional peer: imported when a turn starts, so the Agent loads without it. */
+type AiSdk = typeof import('ai');
+
 /**
  * The tools in the provider library's form. No validation happens there: every call, however
  * malformed, reaches the ToolRunner, whose `INVALID_ARGUMENTS` result goes back to the model.
  */
-export function toToolSet(tools: readonly OfferedTool[]): ToolSet | undefined {
+export function toToolSet(ai: AiSdk, tools: readonly OfferedTool[]): ToolSet | undefined {
   if (!tools.length) return undefined;
-  return Object.fromEntries(tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as JSONSchema7) })]));
+  return Object.fromEntries(tools.map((t) => [t.name, ai.tool({ description: t.description, inputSchema: ai.jsonSchema(t.inputSchema as JSONSchema7) })]));
 }
 
 const usageOf = (u: { inputTokens?: number; outputTokens?: number } | undefined): AgentUsage => ({ inputTokens: u?.inputTokens ?? 0, outputTokens: u?.outputTokens ?? 0 });
@@ -85,7 +89,8 @@ function boundToolNames(message: ModelMessage): ModelMessage {
  * per request here, so each step's transcript entry, events and tool calls are the loop's own.
  */
 export async function runTurn(o: TurnOptions): Promise<TurnOutcome> {
-  const tools = toToolSet(o.tools);
+  const ai = await import('ai').catch(peerMissing('ai', 'Agent'));
+  const tools = toToolSet(ai, o.tools);
   const first = o.firstStep ?? 1;
   let usage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
   const add = (u: AgentUsage) => (usage = { inputTokens: usage.inputTokens + u.inputTokens, outputTokens: usage.outputTokens + u.outputTokens });
@@ -101,7 +106,7 @@ export async function runTurn(o: TurnOptions): Promise<TurnOutcome> {
     let stepUsage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
     // onError: errors arrive as stream parts and are reported once, readable and redacted; the
     // library's default would print the raw error (which may echo a key) to the console.
-    const result = streamText({ model: o.model, system: o.system, messages: o.messages, tools, maxRetries: o.maxRetries, abortSignal: o.signal, onError: () => {} });
+    const result = ai.streamText({ model: o.model, system: o.system, messages: o.messages, tools, maxRetries: o.maxRetries, abortSignal: o.signal, onError: () => {} });
     try {
       for await (const part of result.fullStream) {
         if (part.type === 'text-delta') {

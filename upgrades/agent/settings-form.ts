@@ -14,6 +14,7 @@ const MODEL_HINTS: Record<ProviderName, string> = {
   openai: 'gpt-4o-mini',
   anthropic: 'claude-sonnet-4-5',
   google: 'gemini-2.5-flash',
+  replay: 'examples/sum-files',
 };
 
 /**
@@ -118,7 +119,7 @@ export class AgentSettingsForm extends LitElement {
         <label for="baseURL">Base URL</label>
         <input id="baseURL" name="baseURL" ?required=${local} .value=${m?.baseURL ?? ''} placeholder=${local ? 'http://127.0.0.1:11434/v1' : 'default (the provider\'s API)'} autocomplete="off" />
         <label for="apiKey">API key</label>
-        <input id="apiKey" name="apiKey" type="password" autocomplete="off" placeholder=${s?.hasKey && m ? '•••••• (a key is saved)' : local ? 'none needed for a local server' : 'paste your key'} />
+        <input id="apiKey" name="apiKey" type="password" autocomplete="off" placeholder=${s?.hasKey && m ? '•••••• (a key is saved)' : local ? 'none needed for a local server' : this.provider === 'replay' ? 'none needed: a replay plays a recording back' : 'paste your key'} />
         <p class="note">The key is stored in this browser only (localStorage) and sent only to the provider; it never goes into the workspace, a transcript or an event.</p>
         <div class="row">
           <button type="submit" data-control="save-settings">Save</button>

@@ -13,7 +13,7 @@ export interface SettingsStore {
 export const SETTINGS_KEY = 'armature:agent:settings';
 
 const ModelRefSchema = z.strictObject({
-  provider: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']),
+  provider: z.enum(['openai', 'anthropic', 'google', 'openai-compatible', 'replay']),
   model: z.string().min(1),
   baseURL: z.string().min(1).optional(),
 });
@@ -24,7 +24,7 @@ export function parseModelRef(value: unknown): AgentModelRef {
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   throw new ArmatureError('INVALID_MODEL', `[agent] invalid model settings at ${issue.path.join('.') || 'the top'}: ${issue.message}`, {
-    hint: 'Give a provider (openai-compatible, openai, anthropic, google), a model name and, for openai-compatible, a base URL.',
+    hint: 'Give a provider (openai-compatible, openai, anthropic, google, replay), a model name (for replay, a recording such as examples/sum-files) and, for openai-compatible, a base URL.',
   });
 }
 

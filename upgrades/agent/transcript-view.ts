@@ -1,4 +1,5 @@
 import { LitElement, css, html, nothing, type TemplateResult } from 'lit';
+import { changeOutcomeOf } from '../../src/contracts/change-answer.ts';
 import { widgetStyles } from '../../src/widgets/module-widget.ts';
 import type { AgentStopReason, AgentUsage } from '../../src/contracts/agent-contract.ts';
 import type { RunView, StepView, ToolCallView, TurnView } from './run-view.ts';
@@ -45,6 +46,7 @@ export class AgentTranscript extends LitElement {
       .error { border-left: 3px solid #a61b1b; padding: 4px 8px; background: #fdf1f1; color: #7d1111; white-space: pre-wrap; word-break: break-word; margin: 4px 0; }
       .notice { font-size: 12px; color: #8a5a00; margin: 2px 0; }
       .running { font-size: 12px; color: #1f4fa8; }
+      .pending { color: #8a5a00; }
     `,
   ];
 
@@ -53,16 +55,16 @@ export class AgentTranscript extends LitElement {
   declare version: number;
 
   private renderCall(c: ToolCallView): TemplateResult {
-    const state = c.running ? '◌ running' : c.ok ? '✓ ok' : `✖ ${errorCode(c.result)}`;
+    const state = callState(c);
     const duration = c.durationMs === undefined ? '' : ` · ${c.durationMs.toFixed(0)} ms`;
     // A running call is open, so its output is seen as it arrives; a finished one folds.
     return html`<details class="call" data-call=${c.toolCallId} data-tool=${c.name} ?open=${c.running}>
-      <summary>⚙ ${c.name} · <span class=${c.running ? '' : c.ok ? 'ok' : 'fail'}>${state}</span>${duration}</summary>
+      <summary>⚙ ${c.name} · <span class=${state.tone}>${state.text}</span>${duration}</summary>
       <p class="label">Arguments</p>
       ${renderArgs(c.args)}
       ${c.output.length || c.pythonRunId
         ? html`<p class="label">Python output${c.outputDropped ? ` (first ${c.outputDropped.toLocaleString('en')} characters not shown)` : ''}</p>
-            <pre class="output" aria-label="Python output of ${c.name}">${c.output.length ? c.output.map((o) => html`<span class=${o.stream}>${o.text}</span>`) : '(none yet)'}</pre>`
+            <pre class="output" aria-label="Python output of ${c.name}">${c.output.length ? c.output.map((o) => html`<span class=${o.stream}>${o.text}</span>`) : c.running ? '(none yet)' : '(none)'}</pre>`
         : nothing}
       ${c.running ? nothing : html`<p class="label">Result</p><pre class="result">${json(c.result)}</pre>`}
     </details>`;
@@ -108,6 +110,19 @@ function renderArgs(args: unknown): TemplateResult {
     return html`${Object.keys(rest).length ? html`<pre class="args">${json(rest)}</pre>` : nothing}<pre class="args code" aria-label="code">${code as string}</pre>`;
   }
   return html`<pre class="args">${json(args)}</pre>`;
+}
+
+/**
+ * How a call's summary reads: running, failed with its error code, or done — and for a call whose
+ * answer is a change, what became of it (a change its gate rejected is shown as rejected, not ok).
+ */
+export function callState(c: Pick<ToolCallView, 'running' | 'ok' | 'result'>): { text: string; tone: '' | 'ok' | 'fail' | 'pending' } {
+  if (c.running) return { text: '◌ running', tone: '' };
+  if (!c.ok) return { text: `✖ ${errorCode(c.result)}`, tone: 'fail' };
+  const change = changeOutcomeOf(c.result);
+  if (change?.status === 'rejected') return { text: `✖ rejected (change ${change.change})`, tone: 'fail' };
+  if (change?.status === 'pending') return { text: `◌ pending approval (change ${change.change})`, tone: 'pending' };
+  return { text: change ? `✓ ${change.status} (change ${change.change})` : '✓ ok', tone: 'ok' };
 }
 
 function errorCode(result: unknown): string {

@@ -1,5 +1,5 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { AgentUsage, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
+import { RUN_ID_PATTERN, type AgentUsage, type RunSummary, type TranscriptEntry } from '../../src/contracts/agent-contract.ts';
 
 /** The workspace system area the transcripts live in. */
 export const RUNS_AREA = 'runs';
@@ -11,7 +11,7 @@ export interface TranscriptArea {
   append(path: string, text: string): Promise<unknown>;
 }
 
-const RUN_ID = /^run-[a-z0-9-]{1,80}$/;
+const RUN_ID = RUN_ID_PATTERN;
 
 /** A new run id: sortable by time, unique enough for one workspace (`run-20260101-120000-a1b2c3`). */
 export function newRunId(now = new Date()): string {

@@ -22,10 +22,19 @@ function memoryStorage() {
   return { map, getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v), removeItem: (k: string) => void map.delete(k) };
 }
 
-async function fixture(turns: MockTurn[], hold?: Promise<void>) {
+/** Tools the fixture registers: names, and what each answers. */
+type FakeTools = Record<string, () => unknown>;
+
+async function fixture(turns: MockTurn[], hold?: Promise<void>, tools: FakeTools = {}) {
   const bus = createEventBus({ historySize: 2000 });
   const persona: Persona = { id: 'p', name: 'P', description: 'p', upgrades: ['ToolRunner'], tools: ['*'], skills: [], toolMode: 'direct' };
   const runner = createToolRunner({ bus, persona });
+  if (Object.keys(tools).length) {
+    runner.registerTools(
+      Object.keys(tools).map((name) => ({ name, description: name, inputSchema: { type: 'object' as const }, module: 'Test', pythonCallable: true })),
+      async (name) => tools[name]!(),
+    );
+  }
   const workspace = await createWorkspace({ store: memoryStore(), bus });
   const storage = memoryStorage();
   const agent = createAgent({
@@ -106,6 +115,48 @@ describe('<agent-widget>', () => {
     expect(q('[name=apiKey]').value).to.equal('');
     expect(form.shadowRoot!.innerHTML).to.not.contain('sk-ant-widget-secret-123');
     expect(f.el.shadowRoot!.innerHTML).to.not.contain('sk-ant-widget-secret-123');
+    f.el.remove();
+  });
+
+  it('shows a call whose change was rejected as rejected, a pending one as pending, and an empty Python output as none', async () => {
+    const change = (status: string, id: string) => ({ name: 'made.x', version: 1, change: id, status, report: status === 'rejected' ? 'rejected: 1 of 2 tests failed' : '2 of 2 tests passed', tests: [] });
+    const f = await fixture(
+      [
+        { toolCalls: [{ id: 'bad', name: 'create_tool', args: {} }, { id: 'wait', name: 'update_tool', args: {} }, { id: 'quiet', name: 'execute_python', args: { code: 'x = 1' } }] },
+        { text: 'Done.' },
+      ],
+      undefined,
+      {
+        create_tool: () => change('rejected', 'c0000000a'),
+        update_tool: () => change('pending', 'c0000000b'),
+        execute_python: () => ({ value: null, stdout: '', stderr: '', executionTime: 1 }),
+      },
+    );
+    f.agent.saveSettings({ model: { provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:9/v1' } });
+    await f.el.send('make tools');
+    await until('the answer', () => transcriptText(f.el).includes('answered'));
+    const root = $(f.el, 'agent-transcript')!.shadowRoot!;
+    const summary = (tool: string) => root.querySelector(`details.call[data-tool="${tool}"] summary`)!.textContent!.replace(/\s+/g, ' ');
+    expect(summary('create_tool')).to.contain('✖ rejected (change c0000000a)');
+    expect(summary('create_tool')).to.not.contain('✓');
+    expect(summary('update_tool')).to.contain('◌ pending approval (change c0000000b)');
+    const output = root.querySelector('details.call[data-tool="execute_python"] .output')!;
+    expect(output.textContent, 'a finished run that printed nothing').to.equal('(none)');
+    f.el.remove();
+  });
+
+  it('says when it was last active while a run goes on (never "never")', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    const f = await fixture([{ text: ['Still ', 'working'] }], hold);
+    f.agent.saveSettings({ model: { provider: 'openai-compatible', model: 'm', baseURL: 'http://127.0.0.1:9/v1' } });
+    const sent = f.el.send('work');
+    await until('the streamed text', () => transcriptText(f.el).includes('Still working'));
+    await f.el.updateComplete;
+    expect($(f.el, '.metrics .primary')!.textContent).to.equal('running');
+    expect($(f.el, '.activity')!.textContent!.replace(/\s+/g, ' ')).to.equal('Last activity: just now');
+    release();
+    await sent;
     f.el.remove();
   });
 });

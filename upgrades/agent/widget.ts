@@ -3,8 +3,9 @@ import type { EventRecord } from '../../src/kernel/event-bus.ts';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
-import type { AgentApi, RunError, RunSummary } from '../../src/contracts/agent-contract.ts';
-import { applyEvent, emptyView, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
+import type { AgentApi, RecordedExample, RunError, RunSummary } from '../../src/contracts/agent-contract.ts';
+import { REPLAY_EVENTS, ReplaySession } from './replay/replay-session.ts';
+import { applyEvent, VIEW_EVENTS, viewFromTranscript, type RunView } from './run-view.ts';
 import './settings-form.ts';
 import { formatUsage } from './transcript-view.ts';
 
@@ -14,7 +15,7 @@ import { formatUsage } from './transcript-view.ts';
  * runs to reopen. It renders what the Agent upgrade's events and API say; the loop lives there.
  */
 export class AgentWidget extends ModuleWidget<AgentApi> {
-  static override properties = { ...ModuleWidget.properties, view: { state: true }, runs: { state: true }, version: { state: true }, refused: { state: true } };
+  static override properties = { ...ModuleWidget.properties, view: { state: true }, runs: { state: true }, version: { state: true }, refused: { state: true }, examples: { state: true }, replaying: { state: true } };
   static override styles = [
     widgetStyles,
     css`
@@ -31,6 +32,13 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
       .runs .meta { color: #4a5366; white-space: nowrap; }
       .runs button { font-size: 12px; padding: 1px 6px; }
       h4 { font-size: 12px; margin: 10px 0 2px; color: #4a5366; text-transform: uppercase; letter-spacing: 0.04em; }
+      details.examples > summary { cursor: pointer; font-size: 13px; margin: 4px 0; }
+      .examples ul { list-style: none; padding: 0; margin: 4px 0; font-size: 12px; display: grid; gap: 6px; }
+      .examples li { border: 1px solid #dde2ea; border-radius: 6px; padding: 6px 8px; }
+      .examples .what { color: #4a5366; margin: 2px 0; }
+      .examples .label { color: #6b7385; font-style: italic; margin: 2px 0; }
+      .replay { font-size: 13px; margin: 6px 0; padding: 6px 8px; border-radius: 4px; background: #f4f6fa; }
+      .replay.waiting { background: #fffaf0; border-left: 3px solid #8a5a00; }
     `,
   ];
 
@@ -39,13 +47,20 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
   declare version: number;
   /** A run the agent refused before it started (e.g. a follow-up of a run that is gone). */
   declare refused: RunError | undefined;
+  /** When the last agent event this widget heard happened. */
+  private lastActivity: number | undefined;
+  /** The recorded examples that can be replayed here. */
+  declare examples: RecordedExample[];
+  /** The example being replayed, if any. */
+  declare replaying: ReplaySession | undefined;
 
-  private readonly events = new BusController(this, () => this.bus, [...VIEW_EVENTS, 'agent:settings-changed'], (r) => this.onEvent(r as EventRecord));
+  private readonly events = new BusController(this, () => this.bus, [...VIEW_EVENTS, 'agent:settings-changed', ...REPLAY_EVENTS], (r) => this.onEvent(r as EventRecord));
 
   constructor() {
     super();
     this.runs = [];
     this.version = 0;
+    this.examples = [];
   }
 
   private get agent(): AgentApi | undefined {
@@ -55,6 +70,10 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
   protected override onContext(): void {
     this.events.connect();
     this.refreshRuns();
+    void this.agent
+      ?.examples()
+      .then((list) => (this.examples = list))
+      .catch(() => (this.examples = []));
   }
 
   private refreshRuns(): void {
@@ -67,6 +86,8 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
 
   private onEvent(r: EventRecord): void {
     if (r.type === 'agent:settings-changed') return;
+    if (r.type.startsWith('change:')) return this.replaying?.onEvent(r);
+    if (r.type.startsWith('agent:')) this.lastActivity = Math.max(this.lastActivity ?? 0, r.at);
     if (r.type === 'agent:run-started') {
       const p = r.payload as { runId: string; continued: boolean; goal: string };
       if (this.view?.runId !== p.runId) {
@@ -90,7 +111,8 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
       state: !this.agent ? 'disabled' : running ? 'active' : last?.reason === 'error' ? 'error' : last?.reason === 'max-steps' ? 'warning' : 'idle',
       primaryMetric: running ? 'running' : `${this.runs.length === 10 ? '10+' : this.runs.length} run${this.runs.length === 1 ? '' : 's'}`,
       secondaryMetric: model,
-      lastActivity: this.runs[0]?.updatedAt,
+      // The newest of what this page saw happen and what the transcripts say (a run of an earlier visit).
+      lastActivity: Math.max(this.lastActivity ?? 0, this.runs[0]?.updatedAt ?? 0) || undefined,
     };
   }
 
@@ -116,8 +138,18 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
     }
   }
 
+  /** Replays a recorded example: its first turn now, the others as the person continues. */
+  private replay(example: RecordedExample): void {
+    if (!this.agent || this.view?.running) return;
+    this.view = undefined;
+    this.refused = undefined;
+    this.replaying = new ReplaySession(this.agent, example, () => this.requestUpdate());
+    void this.replaying.next();
+  }
+
   private newRun(): void {
     this.view = undefined;
+    this.replaying = undefined;
     this.renderRoot.querySelector<HTMLTextAreaElement>('textarea')?.focus();
   }
 
@@ -132,6 +164,41 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
       e.preventDefault();
       void this.send();
     }
+  }
+
+  private renderExamples(open: boolean): TemplateResult | typeof nothing {
+    if (!this.examples.length) return nothing;
+    const busy = !!this.view?.running;
+    return html`<details class="examples" ?open=${open}>
+      <summary>Replay an example (no model, no key)</summary>
+      <p class="what">Recorded runs, played back against this system: the model's answers come from the recording, every tool runs for real, and the replay stops at the first tool result that differs.</p>
+      <ul aria-label="recorded examples">
+        ${this.examples.map(
+          (e) => html`<li data-example=${e.name}>
+            <strong>${e.title}</strong> <span class="what">(${e.goals.length} turn${e.goals.length === 1 ? '' : 's'})</span>
+            ${e.description ? html`<p class="what">${e.description}</p>` : nothing}
+            ${e.label ? html`<p class="label">${e.label}</p>` : nothing}
+            <button type="button" data-control="replay-example" ?disabled=${busy || !this.agent} @click=${() => this.replay(e)}>Replay</button>
+          </li>`,
+        )}
+      </ul>
+    </details>`;
+  }
+
+  private renderReplay(): TemplateResult | typeof nothing {
+    const r = this.replaying;
+    if (!r) return nothing;
+    const title = r.example.title;
+    const pending = [...r.pending];
+    if (r.running) return html`<p class="replay" role="status">Replaying “${title}”: turn ${r.played + 1} of ${r.turns}…</p>`;
+    if (r.error) return html`<p class="replay" role="status">The replay of “${title}” stopped at turn ${r.played + 1} of ${r.turns} (see above).</p>`;
+    if (r.finished) return html`<p class="replay" role="status" data-replay="done">✓ Replayed “${title}”: ${r.turns} turn${r.turns === 1 ? '' : 's'}, every tool result matched the recording.</p>`;
+    return html`<div class="replay ${pending.length ? 'waiting' : ''}" role="status" data-replay=${pending.length ? 'waiting' : 'ready'}>
+      ${pending.length
+        ? html`<p>Turn ${r.played} of ${r.turns} replayed. The replay waits for you, as the recorded run waited for its person: approve ${pending.map(([id, what]) => `${what} (${id})`).join(', ')} on the Changes card. A replay never approves by itself.</p>`
+        : html`<p>Turn ${r.played} of ${r.turns} replayed.</p>`}
+      <button type="button" data-control="continue-replay" ?disabled=${!r.canContinue} @click=${() => void r.next()}>Continue the replay (turn ${r.played + 1} of ${r.turns})</button>
+    </div>`;
   }
 
   private renderRuns(): TemplateResult | typeof nothing {
@@ -166,7 +233,9 @@ export class AgentWidget extends ModuleWidget<AgentApi> {
         <span class="kbd">Ctrl/Cmd+Enter sends</span>
       </div>
       ${this.refused ? html`<p class="message" role="alert">${this.refused.message}${this.refused.hint ? ` ${this.refused.hint}` : ''}</p>` : nothing}
+      ${this.renderExamples(settings?.source === 'none')}
       <agent-transcript .view=${this.view} .version=${this.version}></agent-transcript>
+      ${this.renderReplay()}
       ${this.renderRuns()}
     `;
   }

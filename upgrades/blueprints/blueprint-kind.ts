@@ -7,6 +7,7 @@
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeKindHandler, ChangesApi, ChangeTest } from '../../src/contracts/change-contract.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
+import { kebabCase, MADE_UPGRADE_ID_RULE } from '../../src/contracts/made-names.ts';
 import { checklistProblems, sectionProblems, verificationChecklist } from './checklist.ts';
 import { BlueprintFrontMatterSchema, type Blueprint } from './front-matter.ts';
 import { isAgentBlueprintId, type BlueprintCandidate, type BlueprintRegistry } from './registry.ts';
@@ -32,6 +33,13 @@ export const MADE_UPGRADE_ID = /^[a-z][a-z0-9-]{1,39}$/;
 /** The blueprint as a document: YAML front matter and the body, as `blueprints/*.md` are written. */
 export function blueprintText(c: MadeBlueprintContent): string {
   return `---\nid: ${c.id}\ntitle: ${JSON.stringify(c.title)}\ntarget: ${c.target}\nprerequisites: [${c.prerequisites.join(', ')}]\nartifacts: []\n---\n${c.body.trim()}\n`;
+}
+
+/** Why `target` cannot be a blueprint's target, with the rule, its reason, and the id to write instead. */
+function targetProblem(target: unknown): string {
+  const kebab = typeof target === 'string' ? kebabCase(target) : '';
+  const instead = MADE_UPGRADE_ID.test(kebab) ? `; write it as ${quote(kebab)}` : '';
+  return `target ${quote(target)} is not an agent-made upgrade id${instead}: ${MADE_UPGRADE_ID_RULE}. The project's own upgrades are described by the project's blueprints.`;
 }
 
 /** Options of {@link createBlueprintKind}. */
@@ -71,7 +79,7 @@ export function createBlueprintKind(o: BlueprintKindOptions): ChangeKindHandler<
       ...(c.id === target ? [] : [`id ${quote(c.id)} does not match the blueprint ${target}.`]),
       ...(typeof c.title === 'string' && c.title.length <= 200 ? [] : ['title must be at most 200 characters.']),
     ]);
-    run('target', MADE_UPGRADE_ID.test(String(c.target)) ? [] : [`target ${quote(c.target)} is not an agent-made upgrade id: kebab-case, e.g. "notes-index" (the project's own upgrades are described by the project's blueprints).`]);
+    run('target', MADE_UPGRADE_ID.test(String(c.target)) ? [] : [targetProblem(c.target)]);
     const prereqProblems: string[] = [];
     for (const p of Array.isArray(c.prerequisites) ? c.prerequisites : []) {
       const found = candidateOf(p);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checklistProblems, sectionProblems, verificationChecklist } from './checklist.ts';
+import { checklistProblems, sectionProblems, tickProven, verificationChecklist } from './checklist.ts';
 
 const body = [
   '# Notes Index',
@@ -39,4 +39,14 @@ test('the house sections are required, and the verification section needs a chec
   assert.match(missing[1]!, /no verification section/);
   assert.match(sectionProblems('## Objective\n## Design\n## Verification\nNo list.')[0]!, /has no checklist/);
   assert.match(checklistProblems([{ text: 'x (test: a/b)', line: 3, test: 'a/b' }])[0]!, /a test name is letters/);
+});
+
+test('items whose test passed are ticked; the rest, and bullets outside the checklist, stay as written', () => {
+  const ticked = tickProven(body, new Set(['counts-by-folder', 'nope']));
+  const lines = ticked.split('\n');
+  assert.equal(lines[9], '- [x] counts files by folder (test: counts-by-folder)');
+  assert.equal(lines[10], '- [x] refuses a bad folder (TEST: bad_folder)', 'already ticked');
+  assert.equal(lines[14], '- not in the checklist (test: nope)');
+  assert.equal(ticked.replace('[x] counts', '[ ] counts'), body, 'nothing else changed');
+  assert.equal(tickProven(body, new Set()), body);
 });

@@ -83,3 +83,19 @@ export function checklistProblems(items: readonly ChecklistItem[]): string[] {
     return [];
   });
 }
+
+/**
+ * `body` with the checkbox of each verification item whose named test is in `passed` ticked
+ * (`- [ ]` -> `- [x]`): what the gate of the upgrade built from the blueprint proved. Items that
+ * name no passed test keep their box as written.
+ */
+export function tickProven(body: string, passed: ReadonlySet<string>): string {
+  if (!passed.size) return body;
+  const lines = body.split(/(?<=\n)/);
+  for (const item of verificationChecklist(body)) {
+    if (!item.test || !passed.has(item.test)) continue;
+    const i = item.line - 1;
+    lines[i] = lines[i]!.replace(/^([-*+]\s+)\[ \]/, '$1[x]');
+  }
+  return lines.join('');
+}

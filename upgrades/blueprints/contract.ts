@@ -34,3 +34,16 @@ export interface BlueprintRegistryApi {
    */
   candidate(id: string): BlueprintCandidate | undefined;
 }
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    Blueprints: BlueprintRegistryApi;
+  }
+}
+
+declare module '../../src/kernel/tool-contract.ts' {
+  interface ArmatureToolMap {
+    list_blueprints: { args: Record<string, never>; value: { blueprints: BlueprintSummary[] } };
+    read_blueprint: { args: { id: string }; value: Blueprint };
+  }
+}

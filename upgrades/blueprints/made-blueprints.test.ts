@@ -6,10 +6,9 @@ import type { ChangesApi, SelfModificationPolicy } from '../../src/contracts/cha
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext } from '../../src/kernel/upgrade.ts';
-import { memoryProject, memoryStore } from '../../test/helpers/memory-platform.ts';
+import { memoryShared } from '../../src/platform/memory-shared-store.ts';
+import { memoryProject } from '../../test/helpers/memory-platform.ts';
 import { createChanges } from '../changes/changes.ts';
-import { CHANGES_AREA } from '../changes/lineage.ts';
-import { createWorkspace } from '../workspace/workspace.ts';
 import { blueprintText, createBlueprintKind } from './blueprint-kind.ts';
 import { madeBlueprintHandlers, type BlueprintChangeAnswer } from './made-blueprints.ts';
 import { createBlueprintRegistry, loadBlueprints } from './registry.ts';
@@ -17,11 +16,10 @@ import { createBlueprintRegistry, loadBlueprints } from './registry.ts';
 const BODY = ['# Notes Index', '## 1. Objective', 'Count notes by folder.', '## 2. Design', 'A map folder -> count.', '## 4. Verification', '- [ ] counts files by folder (test: counts-by-folder)'].join('\n');
 const PROJECT = { 'blueprints/0x000014-workspace.md': '---\nid: 0x000014\ntitle: Workspace\ntarget: Workspace\n---\n# Workspace\n' };
 
-async function setup(policy: SelfModificationPolicy = 'auto', store = memoryStore()) {
+async function setup(policy: SelfModificationPolicy = 'auto', store = memoryShared()) {
   const bus = createEventBus();
-  const workspace = await createWorkspace({ store, bus });
   const persona: Persona = { id: 'maker', name: 'M', description: 'd', upgrades: ['Blueprints'], tools: ['*'], skills: [], selfModification: { blueprints: policy } };
-  const changes: ChangesApi = createChanges({ area: workspace.area(CHANGES_AREA), bus, persona });
+  const changes: ChangesApi = await createChanges({ store: store.open(), bus, persona });
   const registry = createBlueprintRegistry(await loadBlueprints(memoryProject(PROJECT)));
   const kind = createBlueprintKind({ registry, changes });
   changes.registerKind(kind);
@@ -55,6 +53,8 @@ test('a blueprint missing a house section, a checklist item without its test, a 
     [{ body: '## Objective\nx' }, /no design section/],
     [{ body: BODY.replace(' (test: counts-by-folder)', '') }, /names no test: end it with \(test: NAME\)/],
     [{ target: 'NotesIndex' }, /not an agent-made upgrade id/],
+    // The id to write, the rule, and why: agent-made ids never collide with the built-in PascalCase ones.
+    [{ target: 'CallCounter' }, /target "CallCounter" is not an agent-made upgrade id; write it as "call-counter": agent-made upgrade ids are kebab-case.*never collide with the built-in upgrades, whose ids are PascalCase/],
     [{ prerequisites: ['0x0000FF'] }, /prerequisite "0x0000FF" is not a blueprint/],
   ];
   for (const [over, why] of cases) {

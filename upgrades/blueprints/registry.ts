@@ -1,7 +1,7 @@
 import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { closest } from '../../src/kernel/suggest.ts';
-import type { ProjectFiles } from '../../src/platform/platform.ts';
+import { projectLayers, type ProjectFiles } from '../../src/platform/platform.ts';
 import type { BlueprintRegistryApi } from './contract.ts';
 import { parseBlueprint, type Blueprint } from './front-matter.ts';
 
@@ -19,18 +19,24 @@ export function isAgentBlueprintId(id: string): boolean {
   return n >= AGENT_BLUEPRINT_IDS.first - 1 && n <= AGENT_BLUEPRINT_IDS.last;
 }
 
-/** Reads and parses every `blueprints/*.md`; ids must be unique and below the agents' range. */
+/**
+ * Reads and parses every `blueprints/*.md` — the package's and a user's root's (see
+ * `ProjectFiles.layers`); ids must be unique and below the agents' range.
+ */
 export async function loadBlueprints(project: ProjectFiles): Promise<Blueprint[]> {
   const out: Blueprint[] = [];
   const seen = new Map<string, string>();
-  for (const file of await project.list('blueprints', '.md')) {
-    if (file.endsWith('/README.md')) continue;
-    const bp = parseBlueprint(file, await project.read(file));
-    const prior = seen.get(bp.id);
-    if (prior) throw new ArmatureError('BLUEPRINT_INVALID', `[blueprints] ${file}: id ${bp.id} is already used by ${prior}`);
-    if (isAgentBlueprintId(bp.id)) throw new ArmatureError('BLUEPRINT_INVALID', `[blueprints] ${file}: id ${bp.id} is in 0xA00000-0xAFFFFF, the range kept for agent-made blueprints`, { hint: 'Pick an id below 0xA00000 (blueprints/README.md lists the ranges).' });
-    seen.set(bp.id, file);
-    out.push(bp);
+  for (const layer of await projectLayers(project)) {
+    for (const file of await layer.files.list('blueprints', '.md')) {
+      if (file.endsWith('/README.md')) continue;
+      const where = layer.kind === 'root' ? `${layer.location.replace(/\/$/, '')}/${file}` : file;
+      const bp = { ...parseBlueprint(where, await layer.files.read(file)), file };
+      const prior = seen.get(bp.id);
+      if (prior) throw new ArmatureError('BLUEPRINT_INVALID', `[blueprints] ${where}: id ${bp.id} is already used by ${prior}`, layer.kind === 'root' ? { hint: 'Give your blueprints ids of their own: 0x100000 to 0x9FFFFF is free for a root (blueprints/README.md lists the ranges).' } : undefined);
+      if (isAgentBlueprintId(bp.id)) throw new ArmatureError('BLUEPRINT_INVALID', `[blueprints] ${where}: id ${bp.id} is in 0xA00000-0xAFFFFF, the range kept for agent-made blueprints`, { hint: 'Pick an id below 0xA00000 (blueprints/README.md lists the ranges).' });
+      seen.set(bp.id, where);
+      out.push(bp);
+    }
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }

@@ -35,6 +35,19 @@ describe('blueprints-widget', () => {
     el.remove();
   });
 
+  it('shows a checklist\'s boxes as done or not done', async () => {
+    const api = { ...createBlueprintRegistry([doc('0x000003', '## Verification\n- [x] proved (test: a)\n- [ ] not yet (test: b)')]), candidate: () => undefined };
+    const el = new BlueprintsWidget();
+    el.context = { bus: createEventBus(), moduleId: 'Blueprints', api, report: report('Blueprints', { category: 'knowledge' }) };
+    await mount(el);
+    $$(el, 'ul.list button')[0]!.click();
+    await settle(el);
+    const items = [...$(el, 'article.doc')!.querySelectorAll('li')];
+    expect(items.map((l) => l.textContent!.replace(/\s+/g, ' ').trim())).to.deep.equal(['☑ proved (test: a)', '☐ not yet (test: b)']);
+    expect(items.map((l) => l.querySelector('.task')!.getAttribute('aria-label'))).to.deep.equal(['done', 'not done']);
+    el.remove();
+  });
+
   it('shows the error state when its module failed', async () => {
     const el = new BlueprintsWidget();
     el.context = { bus: createEventBus(), moduleId: 'Blueprints', api: undefined, report: report('Blueprints', { state: 'failed' }) };

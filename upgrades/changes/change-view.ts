@@ -10,6 +10,7 @@ import { counted } from '../../src/widgets/module-widget.ts';
 import { formatRelative } from '../../src/widgets/relative-time.ts';
 import { diffStats, lineDiff, type DiffRow } from './line-diff.ts';
 import { errorLine } from '../../src/kernel/errors.ts';
+import { statusLabel } from '../../src/contracts/change-history.ts';
 
 /** What a person may do with one change on the widget. */
 export interface ChangeActions {
@@ -60,11 +61,11 @@ function diffOf(current: ChangePresentation, previous: ChangePresentation | unde
 
 /** One change of the timeline. */
 export function renderChange(r: ChangeRecord, shown: { current?: ChangePresentation; previous?: ChangePresentation } | undefined, actions: ChangeActions): TemplateResult {
-  const version = r.version === null ? (r.action === 'retire' ? 'retired' : 'no version') : `v${r.version}`;
+  const version = r.version === null ? 'no version' : `v${r.version}`;
   const by = r.caller.via === 'system' ? 'the system' : `${r.caller.persona} via ${r.caller.via}${r.caller.run ? ` (run ${r.caller.run})` : ''}`;
   return html`<li class="change" data-change=${r.id} data-status=${r.status}>
     <div class="line">
-      <span class="badge ${r.status}">${r.status}</span>
+      <span class="badge ${r.status}">${statusLabel(r)}</span>
       <span class="target">${r.target}</span>
       <span>${version}</span>
       <span class="meta">${r.kind} ${ACTION_LABEL[r.action]} by ${by} · ${formatRelative(r.activatedAt ?? r.decidedAt ?? r.at)} · ${r.id}${r.approver ? ` · approved by ${r.approver}` : ''}</span>
@@ -119,7 +120,8 @@ function renderDetails(r: ChangeRecord, shown: { current?: ChangePresentation; p
 }
 
 function renderTest(t: ChangeTest, named: boolean): TemplateResult {
-  const shown = t.error ? errorLine(t.error) : JSON.stringify(t.value) ?? 'undefined';
+  // A check (a blueprint's, an overlay's) passes or fails without a value: nothing to show then.
+  const shown = t.error ? errorLine(t.error) : 'value' in t ? (JSON.stringify(t.value) ?? 'undefined') : '—';
   return html`<tr>
     ${named ? html`<td>${t.name ?? ''}</td>` : nothing}
     <td class="value">${JSON.stringify(t.args)}</td>

@@ -6,10 +6,8 @@ import type { ChangeKindHandler, ChangeRecord } from '../../src/contracts/change
 import { createEventBus, type EventBus } from '../../src/kernel/event-bus.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import { memoryStore } from '../../test/helpers/memory-platform.ts';
-import { createWorkspace, type WorkspaceApi } from '../workspace/workspace.ts';
+import { memoryShared, type MemoryShared } from '../../src/platform/memory-shared-store.ts';
 import { createChanges } from './changes.ts';
-import { CHANGES_AREA, lineagePath, versionPath } from './lineage.ts';
 
 interface Note {
   name: string;
@@ -54,21 +52,20 @@ function noteKind(live: Map<string, string>, opts: { failActivate?: string } = {
   };
 }
 
-async function setup(policy?: 'auto' | 'ask' | 'off', store = memoryStore()) {
+async function setup(policy?: 'auto' | 'ask' | 'off', store: MemoryShared = memoryShared()) {
   const bus: EventBus = createEventBus({ historySize: 1000 });
-  const workspace: WorkspaceApi = await createWorkspace({ store, bus });
-  const changes = createChanges({ area: workspace.area(CHANGES_AREA), bus, persona: persona(policy) });
+  const changes = await createChanges({ store: store.open(), bus, persona: persona(policy) });
   const live = new Map<string, string>();
   const kind = noteKind(live);
   changes.registerKind(kind);
   const types = () => bus.history().map((e) => e.type).filter((t) => t.startsWith('change:'));
-  return { bus, workspace, changes, live, kind, store, types };
+  return { bus, changes, live, kind, store, types };
 }
 
 const note = (text: string, tests = [true]) => ({ kind: 'tool' as const, action: 'create' as const, content: { name: 'hello', text, tests }, caller: 'agent' as const, reason: `say ${text}` });
 
 test('auto: a version that passes its gate comes into force; the next one supersedes it', async () => {
-  const { changes, live, types, workspace } = await setup('auto');
+  const { changes, live, types, store } = await setup('auto');
   const a = await changes.propose(note('one'));
   assert.equal(a.status, 'active');
   assert.equal(a.version, 1);
@@ -84,7 +81,7 @@ test('auto: a version that passes its gate comes into force; the next one supers
   assert.equal(live.get('hello'), 'two');
   assert.deepEqual(types(), ['change:proposed', 'change:activated', 'change:proposed', 'change:activated', 'change:superseded']);
   // The stored version is content-addressed and holds the content.
-  assert.ok(workspace.area(CHANGES_AREA).read(versionPath(a.hash!)));
+  assert.ok(store.blobs.get(`${a.hash}.json`));
   assert.deepEqual(changes.content(a), { name: 'hello', text: 'one', tests: [true] });
   // The same content again is the same version.
   const c = await changes.propose({ ...note('one'), action: 'update' });
@@ -138,7 +135,7 @@ test('the gate: failing tests, no tests, static problems and a failed activation
 
   const bus = createEventBus();
   const l2 = new Map<string, string>();
-  const other = createChanges({ area: (await createWorkspace({ store: memoryStore(), bus })).area(CHANGES_AREA), bus, persona: persona('auto') });
+  const other = await createChanges({ store: memoryShared().open(), bus, persona: persona('auto') });
   other.registerKind(noteKind(l2, { failActivate: 'boom' }));
   await other.propose(note('one'));
   const boom = await other.propose({ ...note('boom'), action: 'update' });
@@ -148,9 +145,9 @@ test('the gate: failing tests, no tests, static problems and a failed activation
 });
 
 test('off: the persona may not change this kind at all; people still may', async () => {
-  const { changes, workspace } = await setup('off');
+  const { changes, store } = await setup('off');
   await assert.rejects(changes.propose(note('one')), (e: ArmatureError) => e.code === 'SELF_MODIFICATION_OFF' && /"ask"/.test(e.hint!));
-  assert.equal(workspace.area(CHANGES_AREA).list().length, 0, 'nothing was stored');
+  assert.equal(store.lines.length + store.blobs.size, 0, 'nothing was stored');
   assert.equal((await changes.propose({ ...note('one'), caller: 'ui' })).status, 'active');
   assert.equal(changes.policy('tool'), 'off');
   assert.equal(changes.policy('upgrade'), 'ask', 'each kind defaults to ask');
@@ -194,22 +191,19 @@ test('rollback is a change like any other; retire takes the target out; revert b
   assert.equal((await changes.propose(note('four'))).version, 4);
 });
 
-test('the lineage only ever grows; a new instance restores what is in force and reports a damaged version without stopping', async () => {
-  const store = memoryStore();
+test('the journal only ever grows; a new instance restores what is in force and reports a damaged version without stopping', async () => {
+  const store = memoryShared();
   const first = await setup('auto', store);
   const a = await first.changes.propose(note('one'));
-  const area = first.workspace.area(CHANGES_AREA);
-  const path = lineagePath('tool', 'hello');
-  const before = area.readText(path)!;
+  const before = [...store.lines];
   await first.changes.propose({ ...note('two'), action: 'update' });
-  const after = area.readText(path)!;
-  assert.ok(after.startsWith(before), 'earlier lines are never rewritten');
-  assert.equal(after.trim().split('\n').length, 3, 'one line per event: the first record, the second, the first superseded');
+  assert.deepEqual(store.lines.slice(0, before.length), before, 'earlier lines are never rewritten');
+  assert.equal(store.lines.length, 2, 'one line per decision: the second version in force ends the first in the same line');
 
   // Another target whose stored version is then damaged on disk.
   const other = await first.changes.propose({ ...note('x'), content: { name: 'other', text: 'x', tests: [true] } });
-  const file = [...store.files.values()].find((f) => f.path.endsWith(versionPath(other.hash!)))!;
-  file.data = new TextEncoder().encode(new TextDecoder().decode(file.data).replace('"x"', '"y"'));
+  const name = `${other.hash}.json`;
+  store.blobs.set(name, new TextEncoder().encode(new TextDecoder().decode(store.blobs.get(name)!).replace('"x"', '"y"')));
 
   const second = await setup('auto', store);
   assert.equal(second.changes.get(a.id)!.status, 'superseded');

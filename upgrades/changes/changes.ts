@@ -2,61 +2,96 @@
  * The change path: propose -> content-addressed version -> gate -> persona policy -> activate ->
  * record. Rollback and retirement are changes like any other; the canary's revert is the one
  * change that skips gate and policy (it only ever brings back what was approved before).
- * Operations on one target run one at a time, in call order.
+ *
+ * Every decision on a target is made holding the target's lock across processes, over a fresh
+ * read of the journal, and written as one journal line (`journal.ts`); the records and events
+ * come from folding that line, as they do for lines other processes write (`announce.ts`), so
+ * this process and the others hear of every transition the same way. Operations on one target
+ * run one at a time here, in call order; the gate (the tests) runs outside the lock.
  */
 import { quote } from '../../src/kernel/bounded.ts';
 import type {
+  CallCount,
   ChangeCaller,
   ChangeKind,
   ChangeKindHandler,
   ChangeOptions,
   ChangeRecord,
   ChangesApi,
-  ChangeTest,
   LoadFailure,
   ProposeRequest,
 } from '../../src/contracts/change-contract.ts';
-import { ArmatureError, describeError, toErrorInfo } from '../../src/kernel/errors.ts';
+import { ArmatureError, describeError } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import { toDisposable } from '../../src/kernel/lifecycle.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+import type { SharedStore } from '../../src/platform/platform.ts';
 import type { SystemArea } from '../workspace/contract.ts';
-import { LineageStore } from './lineage.ts';
-import { presentChange } from './present.ts';
-import { ChangeRecords, targetQueue } from './records.ts';
-import { RunTracker } from './run-tracker.ts';
-import { trimTest, verdictOf } from './verdict.ts';
-import { isPerson, personaPolicy, refuseAgent } from './policy.ts';
+import { importLegacy } from './legacy-import.ts';
 import { dependencyOrder } from '../../src/kernel/boot/dependency-order.ts';
+import { announce } from './announce.ts';
+import { ChangeStore } from './change-store.ts';
+import { LiveTargets } from './live-targets.ts';
+import { openJournal } from './open-journal.ts';
+import { isPerson, personaPolicy, refuseAgent } from './policy.ts';
+import { createDecisions } from './decisions.ts';
+import { presentChange } from './present.ts';
+import { targetQueue } from './records.ts';
+import { RunTracker } from './run-tracker.ts';
 
 /** Options of {@link createChanges}. */
 export interface ChangesOptions {
-  /** The workspace's hidden area the versions and lineage live in. */
-  area: SystemArea;
+  /** The shared store the versions and journal live in (`platform.openShared('changes')`). */
+  store: SharedStore;
   /** Where `change:*` go; `agent:*` tell which run made a change. */
   bus: Pick<EventSource, 'emit' | 'on'>;
   /** The booted persona: its `selfModification` policy, and the name in every record. */
   persona: Persona;
   /** Largest test value kept in a record, in characters of JSON (longer ones are cut). Default: 4000. */
   maxTestValueChars?: number;
-  /** Safe mode: `restore` brings nothing back. Default: false. */
+  /** Most changes of this persona pending at once; one more is refused (`PENDING_CAP`). Default: 50. */
+  maxPending?: number;
+  /** The workspace area of the older layout (lineage files per target), imported once into an empty journal. Default: none. */
+  legacy?: SystemArea;
+  /** Safe mode: `restore` brings nothing back, and nothing follows other processes. Default: false. */
   safe?: boolean;
+  /** Whether to watch the store for other processes' writes. Default: true. */
+  watch?: boolean;
+  /** Where background failures (a refresh that failed) are told. Default: `console.warn`. */
+  log?: (text: string) => void;
 }
 
-/** Creates the change path over `options.area`, loading the lineage recorded there. */
-export function createChanges(options: ChangesOptions): ChangesApi & { dispose(): void; problems: string[] } {
+/** The change path with its own upkeep. */
+export type ChangesService = ChangesApi & { dispose(): Promise<void> };
+
+/** Creates the change path over `options.store`, reading (and repairing) the journal there. */
+export async function createChanges(options: ChangesOptions): Promise<ChangesService> {
   const { bus, persona } = options;
+  const log = options.log ?? ((text: string) => console.warn(text));
   const maxValueChars = options.maxTestValueChars ?? 4000;
-  const store = new LineageStore(options.area);
-  const loaded = store.load();
-  const records = new ChangeRecords(loaded.records);
+  const maxPending = options.maxPending ?? 50;
+  const store = new ChangeStore(options.store);
+  const { records } = store;
   const kinds = new Map<ChangeKind, ChangeKindHandler>();
   const runs = new RunTracker(bus);
   const { policy, check: checkPolicy, automatic } = personaPolicy(persona);
-  const failures: LoadFailure[] = [];
   const queue = targetQueue();
-  /** Runs `op` after every earlier operation on the same target. */
+  /** Runs `op` after every earlier operation on the same target in this process. */
   const serial = <T>(kind: ChangeKind, target: string, op: () => Promise<T>): Promise<T> => queue(`${kind}\u0000${target}`, op);
+  const activeOf = (kind: ChangeKind, target: string) => records.activeOf(kind, target);
+
+  const readContent = async (r: ChangeRecord): Promise<unknown> => {
+    if (r.hash === null) return undefined;
+    const v = await store.readVersion(r.hash);
+    if (!v) throw new ArmatureError('VERSION_MISSING', `[changes] version ${r.version} of ${r.target} (${r.hash.slice(0, 12)}) is not in the store`, { hint: 'Propose it again.' });
+    return v.content;
+  };
+  const live = new LiveTargets({ bus, activeOf, contentOf: readContent, handlerOf: (k) => kinds.get(k) });
+
+  /** The following of other processes' decisions still under way (see `onFold` below). */
+  let following: Promise<unknown> = Promise.resolve();
+  /** Folds what was appended since the last read; its events and the following go out from `onFold`. */
+  const sync = () => store.refresh();
 
   const handlerOf = (kind: ChangeKind): ChangeKindHandler => {
     const h = kinds.get(kind);
@@ -66,149 +101,54 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
     });
   };
 
-  const newId = () => records.newId();
-  const history = (kind: ChangeKind, target: string) => records.history(kind, target);
-  const activeOf = (kind: ChangeKind, target: string) => records.activeOf(kind, target);
-
   const callerOf = (o: ChangeOptions): ChangeCaller => {
     const run = runs.runOf(o.caller, o.callId);
     return run ? { persona: persona.id, run, via: o.caller } : { persona: persona.id, via: o.caller };
   };
 
-  const emit = <K extends 'change:rejected' | 'change:pending' | 'change:approved' | 'change:activated' | 'change:superseded'>(type: K, r: ChangeRecord) =>
-    bus.emit(type, { change: structuredClone(r) } as never);
-
-  /** Records `patch` on `r` (its first line when it is new), durably, before anyone hears of it. */
-  const commit = async (r: ChangeRecord, patch: Partial<ChangeRecord>): Promise<void> => {
-    Object.assign(r, patch);
-    if (records.get(r.id) === r) await store.transition(r, patch);
-    else {
-      records.add(r);
-      await store.record(r);
-    }
+  /** Refuses an agent's change that could wait for a person while the persona has `maxPending` waiting. */
+  const checkCap = (o: ChangeOptions) => {
+    if (isPerson(o.caller)) return;
+    const waiting = records.pendingOf(persona.id);
+    if (waiting < maxPending) return;
+    throw new ArmatureError('PENDING_CAP', `[changes] persona ${persona.id} has ${waiting} changes waiting for a person, its cap (${maxPending}): no new change until some are decided`, {
+      hint: `A person lists them with "armature changes" and decides them: "armature reject ID..." (or approve). The cap is boot({ config: { Changes: { maxPending } } }).`,
+      details: { pending: waiting, cap: maxPending },
+    });
   };
 
-  /** Brings `r` into force (or fails it), then retires the change it replaces. */
-  async function activate(h: ChangeKindHandler, r: ChangeRecord, content: unknown, approver: string, previousReason?: string): Promise<ChangeRecord> {
-    const previous = activeOf(r.kind, r.target);
-    const decidedAt = r.decidedAt ?? Date.now();
-    try {
-      if (r.hash === null) await h.deactivate(r.target);
-      else await h.activate(r.target, content, { change: r.id, version: r.version!, hash: r.hash, caller: r.caller });
-    } catch (e) {
-      await commit(r, { status: 'rejected', decidedAt, outcome: `it could not be brought into force: ${describeError(e)}` });
-      emit('change:rejected', r);
-      if (r.hash) await h.release?.(r.target, r.hash);
-      return r;
-    }
-    const now = Date.now();
-    await commit(r, { status: 'active', approver, decidedAt, activatedAt: now, ...(previous ? { replaced: previous.id } : {}) });
-    emit('change:activated', r);
-    if (previous && previous !== r) {
-      if (r.action === 'rollback') {
-        const reason = previousReason ?? `rolled back to ${r.version === null ? 'no version' : `version ${r.version}`} by ${r.caller.via}${r.reason ? `: ${r.reason}` : ''}`;
-        await commit(previous, { status: 'rolled-back', endedAt: now, outcome: reason });
-        bus.emit('change:rolled-back', { change: structuredClone(previous), reason });
-      } else {
-        await commit(previous, { status: 'superseded', endedAt: now, outcome: `replaced by ${r.action === 'retire' ? 'its retirement' : `version ${r.version}`} (change ${r.id})` });
-        emit('change:superseded', previous);
-      }
-    }
-    return r;
-  }
-
-  /** Gates `content` and decides it: rejected, pending, or in force. */
-  async function gateAndDecide(h: ChangeKindHandler, target: string, action: ChangeRecord['action'], content: unknown, o: ChangeOptions): Promise<ChangeRecord> {
-    const hash = await store.writeVersion({ kind: h.kind, target, content });
-    const active = activeOf(h.kind, target);
-    const base = {
-      id: newId(),
-      kind: h.kind,
-      target,
-      action,
-      version: records.versionFor(h.kind, target, hash),
-      hash,
-      parent: active?.version ?? null,
-      reason: o.reason ?? '',
-      caller: callerOf(o),
-      at: Date.now(),
-    };
-    bus.emit('change:proposed', { change: structuredClone(base) });
-    let problems: string[];
-    let tests: ChangeTest[];
-    let requires: string[] = [];
-    try {
-      ({ problems, tests, requires = [] } = await h.gate(target, content, { hash, caller: base.caller }));
-    } catch (e) {
-      problems = [`the gate itself failed: ${describeError(e)}`];
-      tests = [];
-    }
-    const r: ChangeRecord = { ...base, status: 'pending', tests: tests.map((t) => trimTest(t, maxValueChars)) };
-    requires = [...new Set(requires)].filter((id) => records.get(id) && !records.cameIn(id));
-    if (requires.length) r.requires = requires;
-    const verdict = verdictOf(problems, tests);
-    if (verdict) {
-      await commit(r, { status: 'rejected', decidedAt: Date.now(), outcome: `rejected: ${verdict}` });
-      emit('change:rejected', r);
-      await h.release?.(target, hash);
-      return r;
-    }
-    r.outcome = `${tests.length} of ${tests.length} test${tests.length === 1 ? '' : 's'} passed`;
-    if (!records.unmet(r).length) {
-      const approver = automatic(r);
-      if (approver) return activate(h, r, content, approver);
-    }
-    await commit(r, {});
-    emit('change:pending', r);
-    await h.release?.(target, hash);
-    return r;
-  }
-
-  /**
-   * What the decision on `r` means for the pending changes that build on it: a rejection rejects
-   * them; coming into force lets in those whose requirements are now met and that need no person
-   * (proposed by one, or under an `auto` policy). Runs outside `r`'s queue, each on its own target's.
-   */
-  async function settle(r: ChangeRecord): Promise<void> {
-    for (const p of records.dependentsOf(r.id)) {
-      const h = kinds.get(p.kind);
-      if (!h) continue;
-      const changed = await serial(p.kind, p.target, async () => {
-        if (p.status !== 'pending') return false;
-        const failed = records.failedRequirement(p);
-        if (failed) {
-          await commit(p, { status: 'rejected', decidedAt: Date.now(), outcome: `rejected: it builds on change ${failed.id}, which was ${failed.status}` });
-          emit('change:rejected', p);
-          if (p.hash) await h.release?.(p.target, p.hash);
-          return true;
-        }
-        const approver = automatic(p);
-        if (records.unmet(p).length || !approver) return false;
-        await activate(h, p, await readContent(p), approver);
-        return true;
-      });
-      if (changed) await settle(p);
-    }
-  }
+  const { locked, write, bringIn, gateAndDecide, settle } = createDecisions({ store, live, bus, kinds, serial, readContent, automatic, callerOf, maxValueChars, log });
 
   const notFound = (id: string) =>
     new ArmatureError('CHANGE_NOT_FOUND', `[changes] no change ${quote(id)}`, {
       hint: (() => {
         const pending = records.list({ status: 'pending' }).map((r) => r.id);
-        return pending.length ? `Pending changes: ${pending.join(', ')}.` : 'No change is pending: list them with armature changes.';
+        return pending.length ? `Pending changes: ${pending.slice(0, 20).join(', ')}${pending.length > 20 ? ` and ${pending.length - 20} more` : ''}.` : 'No change is pending: list them with armature changes.';
       })(),
     });
 
-  const readContent = async (r: ChangeRecord): Promise<unknown> => {
-    if (r.hash === null) return undefined;
-    const v = await store.readVersion(r.hash);
-    if (!v) throw new ArmatureError('VERSION_MISSING', `[changes] version ${r.version} of ${r.target} (${r.hash.slice(0, 12)}) is not in the workspace`, { hint: 'Propose it again.' });
-    return v.content;
+  const notPending = (id: string, r: ChangeRecord) => new ArmatureError('CHANGE_NOT_PENDING', `[changes] change ${id} is ${r.status}, not pending`, { hint: 'Only pending changes are approved or rejected.' });
+
+  /** A record by id, after reading what other processes wrote. */
+  const fresh = async (id: string): Promise<ChangeRecord> => {
+    await sync();
+    const r = records.get(id);
+    if (!r) throw notFound(id);
+    return r;
   };
 
-  const api: ChangesApi & { dispose(): void; problems: string[] } = {
-    problems: loaded.problems,
+  await openJournal(store, { bus, log });
+  store.onFold = (transitions) => {
+    const foreign = announce(bus, transitions, store.writer.instance, options.store.location);
+    if (store.fold.problems.length) void store.recordProblems().catch((e) => log(`[changes] could not record what the journal's read skipped: ${describeError(e)}`));
+    // Queued behind the operation that may be folding now (it holds the target's queue).
+    const follows = foreign.map(({ kind, target }) => serial(kind, target, () => live.follow(kind, target)).catch((e) => log(`[changes] ${kind} ${target} could not follow the journal: ${describeError(e)}`)));
+    if (follows.length) following = Promise.all([following, ...follows]);
+  };
+  if (options.legacy) await importLegacy(options.legacy, store);
+  const watching = options.watch === false ? undefined : options.store.watch(() => void api.refresh().catch((e) => log(`[changes] reading the journal failed: ${describeError(e)}`)));
 
+  const api: ChangesService = {
     registerKind(handler) {
       if (kinds.has(handler.kind)) throw new ArmatureError('DUPLICATE_KIND', `[changes] changes of kind ${handler.kind} are already handled`);
       kinds.set(handler.kind, handler);
@@ -219,6 +159,8 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       const h = handlerOf(request.kind);
       checkPolicy(request.kind, request.caller);
       const target = h.targetOf(request.content);
+      await sync();
+      checkCap(request);
       const r = await serial(h.kind, target, () => gateAndDecide(h, target, request.action, request.content, request));
       await settle(r);
       return r;
@@ -228,7 +170,9 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
       const h = handlerOf(kind);
       checkPolicy(kind, o.caller);
       return serial(kind, target, async () => {
-        const all = history(kind, target);
+        await sync();
+        checkCap(o);
+        const all = records.history(kind, target);
         const source = all.find((r) => r.version === version && r.hash !== null);
         if (!source) {
           const known = [...new Set(all.map((r) => r.version).filter((v) => v !== null))].sort((a, b) => a! - b!);
@@ -246,89 +190,93 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
     async retire(kind, target, o) {
       const h = handlerOf(kind);
       checkPolicy(kind, o.caller);
-      return serial(kind, target, async () => {
-        const active = activeOf(kind, target);
-        if (!active || active.hash === null) throw new ArmatureError('NOT_ACTIVE', `[changes] ${target} has no version in force`, { hint: 'Nothing to retire.' });
-        const r: ChangeRecord = {
-          id: newId(), kind, target, action: 'retire', version: null, hash: null, parent: active.version,
-          status: 'pending', reason: o.reason ?? '', caller: callerOf(o), tests: [], at: Date.now(),
-        };
-        const { status: _s, tests: _t, ...proposed } = r;
-        bus.emit('change:proposed', { change: structuredClone(proposed) });
-        if (isPerson(o.caller)) return activate(h, r, undefined, o.caller);
-        if (policy(kind) === 'auto') return activate(h, r, undefined, 'auto');
-        await commit(r, {});
-        emit('change:pending', r);
-        return r;
-      });
+      return serial(kind, target, () =>
+        locked(kind, target, async () => {
+          checkCap(o);
+          const active = activeOf(kind, target);
+          if (!active || active.hash === null) throw new ArmatureError('NOT_ACTIVE', `[changes] ${target} has no version in force`, { hint: 'Nothing to retire.' });
+          const r: ChangeRecord = {
+            id: records.newId(), kind, target, action: 'retire', version: null, hash: null, parent: active.version,
+            status: 'pending', reason: o.reason ?? '', caller: callerOf(o), tests: [], at: Date.now(),
+          };
+          const { status: _s, tests: _t, ...proposed } = r;
+          bus.emit('change:proposed', { change: structuredClone(proposed) });
+          if (isPerson(o.caller)) return bringIn(h, r, undefined, o.caller, true);
+          if (policy(kind) === 'auto') return bringIn(h, r, undefined, 'auto', true);
+          await write({ t: 'new', record: r }, () => records.get(r.id)?.status === 'pending');
+          return records.get(r.id)!;
+        }),
+      );
     },
 
     async approve(id, o) {
       if (!isPerson(o.caller)) throw refuseAgent('approve', o.caller);
-      const r = records.get(id);
-      if (!r) throw notFound(id);
-      const h = handlerOf(r.kind);
-      const done = await serial(r.kind, r.target, async () => {
-        if (r.status !== 'pending') throw new ArmatureError('CHANGE_NOT_PENDING', `[changes] change ${id} is ${r.status}, not pending`, { hint: 'Only pending changes are approved or rejected.' });
-        const waiting = records.unmet(r);
-        if (waiting.length) {
-          const described = waiting.map((w) => records.get(w)!).map((w) => `${w.id} (${w.kind} ${w.target}, ${w.status})`);
-          throw new ArmatureError('REQUIREMENT_PENDING', `[changes] change ${id} builds on ${described.join(', ')}: approve ${waiting.length === 1 ? 'it' : 'them'} first`, {
-            hint: `armature approve ${[...waiting, id].join(' ')}`,
-          });
-        }
-        const content = await readContent(r);
-        await commit(r, { approver: o.caller, decidedAt: Date.now() });
-        emit('change:approved', r);
-        return activate(h, r, content, o.caller);
-      });
+      const first = await fresh(id);
+      const h = handlerOf(first.kind);
+      const done = await serial(first.kind, first.target, () =>
+        locked(first.kind, first.target, async () => {
+          const r = records.get(id)!;
+          if (r.status !== 'pending') throw notPending(id, r);
+          const waiting = records.unmet(r);
+          if (waiting.length) {
+            const described = waiting.map((w) => records.get(w)!).map((w) => `${w.id} (${w.kind} ${w.target}, ${w.status})`);
+            throw new ArmatureError('REQUIREMENT_PENDING', `[changes] change ${id} builds on ${described.join(', ')}: approve ${waiting.length === 1 ? 'it' : 'them'} first`, {
+              hint: `armature approve ${[...waiting, id].join(' ')}`,
+            });
+          }
+          return bringIn(h, r, await readContent(r), o.caller, false);
+        }),
+      );
       await settle(done);
       return done;
     },
 
     async reject(id, o) {
       if (!isPerson(o.caller)) throw refuseAgent('reject', o.caller);
-      const r = records.get(id);
-      if (!r) throw notFound(id);
-      const done = await serial(r.kind, r.target, async () => {
-        if (r.status !== 'pending') throw new ArmatureError('CHANGE_NOT_PENDING', `[changes] change ${id} is ${r.status}, not pending`, { hint: 'Only pending changes are approved or rejected.' });
-        await commit(r, { status: 'rejected', decidedAt: Date.now(), outcome: `rejected by ${o.caller}${o.reason ? `: ${o.reason}` : ''}` });
-        emit('change:rejected', r);
-        return r;
-      });
+      const first = await fresh(id);
+      const done = await serial(first.kind, first.target, () =>
+        locked(first.kind, first.target, async () => {
+          const r = records.get(id)!;
+          if (r.status !== 'pending') throw notPending(id, r);
+          await write({ t: 'set', id, from: 'pending', set: { status: 'rejected', decidedAt: Date.now(), outcome: `rejected by ${o.caller}${o.reason ? `: ${o.reason}` : ''}` }, at: Date.now() }, () => r.status === 'rejected');
+          return r;
+        }),
+      );
       await settle(done);
       return done;
     },
 
     async revert(kind, target, why, onlyIf) {
       const h = handlerOf(kind);
-      return serial(kind, target, async () => {
-        const active = activeOf(kind, target);
-        if (!active || active.hash === null || (onlyIf !== undefined && active.id !== onlyIf)) return undefined;
-        const back = active.replaced ? records.get(active.replaced) : undefined;
-        let content: unknown;
-        let version: number | null = null;
-        let hash: string | null = null;
-        if (back?.hash) {
-          try {
-            content = await readContent(back);
-            ({ version, hash } = back);
-          } catch {
-            // The version to go back to is gone: take the target out of service instead.
+      return serial(kind, target, () =>
+        locked(kind, target, async () => {
+          const active = activeOf(kind, target);
+          if (!active || active.hash === null || (onlyIf !== undefined && active.id !== onlyIf)) return undefined;
+          const back = active.replaced ? records.get(active.replaced) : undefined;
+          let content: unknown;
+          let version: number | null = null;
+          let hash: string | null = null;
+          if (back?.hash) {
+            try {
+              content = await readContent(back);
+              ({ version, hash } = back);
+            } catch {
+              // The version to go back to is gone: take the target out of service instead.
+            }
           }
-        }
-        const r: ChangeRecord = {
-          id: newId(), kind, target, action: 'rollback', version, hash, parent: active.version, status: 'pending',
-          reason: why, caller: { persona: persona.id, via: 'system' }, tests: [], at: Date.now(),
-        };
-        const { status: _s, tests: _t, ...proposed } = r;
-        bus.emit('change:proposed', { change: structuredClone(proposed) });
-        const done = await activate(h, r, content, 'system', why);
-        if (done.status === 'active' || hash === null) return done;
-        // The earlier version would not come back: take the target out of service.
-        const off: ChangeRecord = { ...r, id: newId(), version: null, hash: null, status: 'pending', outcome: undefined, decidedAt: undefined };
-        return activate(h, off, undefined, 'system', why);
-      });
+          const r: ChangeRecord = {
+            id: records.newId(), kind, target, action: 'rollback', version, hash, parent: active.version, status: 'pending',
+            reason: why, caller: { persona: persona.id, via: 'system' }, tests: [], at: Date.now(),
+          };
+          const { status: _s, tests: _t, ...proposed } = r;
+          bus.emit('change:proposed', { change: structuredClone(proposed) });
+          const done = await bringIn(h, r, content, 'system', true, why);
+          if (done.status === 'active' || hash === null) return done;
+          // The earlier version would not come back: take the target out of service.
+          const off: ChangeRecord = { ...r, id: records.newId(), version: null, hash: null, status: 'pending', outcome: undefined, decidedAt: undefined };
+          return bringIn(h, off, undefined, 'system', true, why);
+        }),
+      );
     },
 
     list: (filter) => records.list(filter),
@@ -346,42 +294,59 @@ export function createChanges(options: ChangesOptions): ChangesApi & { dispose()
     async restore(kind) {
       const h = handlerOf(kind);
       if (options.safe) return [];
+      await sync();
+      live.restoredKind(kind);
       const found: LoadFailure[] = [];
-      const fail = (r: ChangeRecord, e: unknown) => {
-        const failure: LoadFailure = { change: structuredClone(r), error: toErrorInfo(e, 'LOAD_FAILED') };
-        found.push(failure);
-        failures.push(failure);
-        bus.emit('change:load-failed', failure);
-      };
-      const targets = [...new Set(records.all().filter((r) => r.kind === kind).map((r) => r.target))];
       const inForce = new Map<string, { r: ChangeRecord; content: unknown }>();
-      for (const target of targets) {
+      for (const target of records.targetsOf(kind)) {
         const r = activeOf(kind, target);
         if (!r || r.hash === null) continue;
         try {
           inForce.set(target, { r, content: await readContent(r) });
         } catch (e) {
-          fail(r, e);
+          found.push(live.fail(r, e));
         }
       }
       for (const target of dependencyOrder(inForce.keys(), (t) => h.dependenciesOf?.(inForce.get(t)!.content) ?? [])) {
-        const { r, content } = inForce.get(target)!;
         await serial(kind, target, async () => {
+          // What is in force may have moved on since it was read: bring in what is in force now.
+          const now = activeOf(kind, target);
+          const { r, content } = now === inForce.get(target)!.r ? inForce.get(target)! : { r: now, content: now?.hash ? await readContent(now).catch(() => undefined) : undefined };
+          if (!r || r.hash === null) return;
           try {
-            await h.activate(target, content, { change: r.id, version: r.version!, hash: r.hash!, caller: r.caller });
+            await live.bringIn(h, r, content);
           } catch (e) {
-            fail(r, e);
+            found.push(live.fail(r, e));
           }
         });
       }
       return found;
     },
 
+    async refresh() {
+      await sync();
+      await following;
+    },
+
+    async countCall(id, outcome, window) {
+      if (store.counts(id).calls >= window) return store.counts(id);
+      await store.append({ t: 'call', id, ok: outcome.ok, window, ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message.slice(0, 500) } } : {}), at: Date.now() });
+      await sync();
+      return store.counts(id);
+    },
+
+    callCount: (id): CallCount => store.counts(id),
+
+    repairs: () => store.repairs(),
+
     safe: options.safe ?? false,
 
-    loadFailures: () => [...failures],
+    loadFailures: () => [...live.failures],
 
-    dispose: () => runs.dispose(),
+    async dispose() {
+      watching?.dispose();
+      runs.dispose();
+    },
   };
   return api;
 }

@@ -1,5 +1,5 @@
 import type { ChangeKind, ChangeKindHandler, ChangePresentation, ChangeRecord } from '../../src/contracts/change-contract.ts';
-import type { LineageStore } from './lineage.ts';
+import type { ChangeStore } from './change-store.ts';
 import type { ChangeRecords } from './records.ts';
 
 /**
@@ -9,7 +9,7 @@ import type { ChangeRecords } from './records.ts';
 export function presentChange(
   id: string,
   records: ChangeRecords,
-  store: Pick<LineageStore, 'peekVersion'>,
+  store: Pick<ChangeStore, 'peekVersion'>,
   kinds: ReadonlyMap<ChangeKind, ChangeKindHandler>,
 ): { change: ChangeRecord; current?: ChangePresentation; previous?: ChangePresentation } | undefined {
   const change = records.get(id);

@@ -1,29 +1,96 @@
 /**
- * The change records in memory, as folded from the lineage: lookups by target, version numbers,
- * new ids, and what a record's requirements (the changes it builds on) have become. Only the
- * change path writes them, always through the lineage first.
+ * The change records in memory, as folded from the journal, indexed so that no operation scans
+ * them all: by id, by target (its history, the change in force, its version numbers), pending by
+ * persona, and pending by the change they build on. Only the fold (`journal-fold.ts`) changes
+ * them, through the methods below that keep the indexes true.
  */
 import type { ChangeFilter, ChangeKind, ChangeRecord } from '../../src/contracts/change-contract.ts';
 
+const keyOf = (kind: ChangeKind, target: string) => `${kind}\u0000${target}`;
+
+/** A target's history and what is in force for it. */
+interface TargetIndex {
+  history: ChangeRecord[];
+  active?: ChangeRecord;
+  versions: Map<string, number>;
+  maxVersion: number;
+}
+
 /** Every change record by id, in the order first recorded. */
 export class ChangeRecords {
-  private readonly byId: Map<string, ChangeRecord>;
-
-  constructor(initial: readonly ChangeRecord[]) {
-    this.byId = new Map(initial.map((r) => [r.id, r]));
-  }
+  private readonly byId = new Map<string, ChangeRecord>();
+  private readonly order = new Map<string, number>();
+  private readonly targets = new Map<string, TargetIndex>();
+  private readonly pending = new Map<string, ChangeRecord>();
+  private readonly pendingByPersona = new Map<string, number>();
+  private readonly dependents = new Map<string, Set<string>>();
 
   get(id: string): ChangeRecord | undefined {
     return this.byId.get(id);
   }
 
-  /** Adds a new record. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  private target(kind: ChangeKind, target: string): TargetIndex {
+    const key = keyOf(kind, target);
+    let t = this.targets.get(key);
+    if (!t) this.targets.set(key, (t = { history: [], versions: new Map(), maxVersion: 0 }));
+    return t;
+  }
+
+  /** Adds a new record (its status already set). */
   add(r: ChangeRecord): void {
     this.byId.set(r.id, r);
+    this.order.set(r.id, this.order.size);
+    const t = this.target(r.kind, r.target);
+    t.history.push(r);
+    if (r.hash !== null && r.version !== null) {
+      if (!t.versions.has(r.hash)) t.versions.set(r.hash, r.version);
+      t.maxVersion = Math.max(t.maxVersion, r.version);
+    }
+    if (r.status === 'active') t.active = r;
+    if (r.status === 'pending') this.enterPending(r);
+  }
+
+  /** Sets fields of `r` (status included), keeping the indexes true. */
+  update(r: ChangeRecord, set: Partial<ChangeRecord>): void {
+    const was = r.status;
+    Object.assign(r, set);
+    if (was === r.status) return;
+    if (was === 'pending') this.leavePending(r);
+    if (r.status === 'pending') this.enterPending(r);
+    const t = this.target(r.kind, r.target);
+    if (r.status === 'active') t.active = r;
+    else if (t.active === r) t.active = undefined;
+  }
+
+  private enterPending(r: ChangeRecord): void {
+    this.pending.set(r.id, r);
+    this.pendingByPersona.set(r.caller.persona, (this.pendingByPersona.get(r.caller.persona) ?? 0) + 1);
+    for (const req of r.requires ?? []) {
+      let set = this.dependents.get(req);
+      if (!set) this.dependents.set(req, (set = new Set()));
+      set.add(r.id);
+    }
+  }
+
+  private leavePending(r: ChangeRecord): void {
+    this.pending.delete(r.id);
+    this.pendingByPersona.set(r.caller.persona, (this.pendingByPersona.get(r.caller.persona) ?? 1) - 1);
+    for (const req of r.requires ?? []) this.dependents.get(req)?.delete(r.id);
   }
 
   all(): ChangeRecord[] {
     return [...this.byId.values()];
+  }
+
+  /** Every target that has a history, for `kind`. */
+  targetsOf(kind: ChangeKind): string[] {
+    const out: string[] = [];
+    for (const [key, t] of this.targets) if (key.startsWith(`${kind}\u0000`) && t.history.length) out.push(t.history[0]!.target);
+    return out;
   }
 
   /** A fresh id: `c` and 8 hex digits. */
@@ -37,19 +104,23 @@ export class ChangeRecords {
 
   /** A target's records, oldest first. */
   history(kind: ChangeKind, target: string): ChangeRecord[] {
-    return this.all().filter((r) => r.kind === kind && r.target === target);
+    return [...(this.targets.get(keyOf(kind, target))?.history ?? [])];
   }
 
   /** The change in force for a target (a retirement included). */
   activeOf(kind: ChangeKind, target: string): ChangeRecord | undefined {
-    return this.history(kind, target).find((r) => r.status === 'active');
+    return this.targets.get(keyOf(kind, target))?.active;
   }
 
   /** The version number of `hash` for a target: the one it had before, or the next free one. */
   versionFor(kind: ChangeKind, target: string, hash: string): number {
-    const all = this.history(kind, target);
-    const same = all.find((r) => r.hash === hash && r.version !== null);
-    return same ? same.version! : Math.max(0, ...all.map((r) => r.version ?? 0)) + 1;
+    const t = this.targets.get(keyOf(kind, target));
+    return t?.versions.get(hash) ?? (t?.maxVersion ?? 0) + 1;
+  }
+
+  /** How many changes of persona `persona` wait for a person. */
+  pendingOf(persona: string): number {
+    return this.pendingByPersona.get(persona) ?? 0;
   }
 
   /** Whether change `id` came into force (it is, or was until a later version replaced it). */
@@ -69,16 +140,15 @@ export class ChangeRecords {
 
   /** Pending records that build on change `id`. */
   dependentsOf(id: string): ChangeRecord[] {
-    return this.all().filter((p) => p.status === 'pending' && p.requires?.includes(id));
+    return [...(this.dependents.get(id) ?? [])].map((d) => this.byId.get(d)!).filter((p) => p.status === 'pending');
   }
 
   /** Records matching `filter`, newest first. */
   list(filter: ChangeFilter = {}): ChangeRecord[] {
-    return this.all()
+    const from = filter.kind && filter.target ? (this.targets.get(keyOf(filter.kind, filter.target))?.history ?? []) : filter.status === 'pending' ? [...this.pending.values()] : [...this.byId.values()];
+    return from
       .filter((r) => (!filter.kind || r.kind === filter.kind) && (!filter.target || r.target === filter.target) && (!filter.status || r.status === filter.status))
-      .map((r, i) => ({ r, i }))
-      .sort((a, b) => b.r.at - a.r.at || b.i - a.i)
-      .map(({ r }) => r);
+      .sort((a, b) => b.at - a.at || this.order.get(b.id)! - this.order.get(a.id)!);
   }
 }
 

@@ -6,10 +6,8 @@ import type { ChangeKindHandler, ChangesApi, SelfModificationPolicy } from '../.
 import { reportOf } from '../../src/contracts/change-history.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import { memoryStore } from '../../test/helpers/memory-platform.ts';
-import { createWorkspace } from '../workspace/workspace.ts';
+import { memoryShared, type MemoryShared } from '../../src/platform/memory-shared-store.ts';
 import { createChanges } from './changes.ts';
-import { CHANGES_AREA } from './lineage.ts';
 
 interface Doc { id: string }
 interface App { id: string; doc: string; deps: string[] }
@@ -41,13 +39,12 @@ function kinds(changes: () => ChangesApi, started: string[]) {
   return [doc, app] as const;
 }
 
-async function setup(policies: { blueprints?: SelfModificationPolicy; upgrades?: SelfModificationPolicy }, opts: { store?: ReturnType<typeof memoryStore>; safe?: boolean } = {}) {
-  const store = opts.store ?? memoryStore();
+async function setup(policies: { blueprints?: SelfModificationPolicy; upgrades?: SelfModificationPolicy }, opts: { store?: MemoryShared; safe?: boolean } = {}) {
+  const store = opts.store ?? memoryShared();
   const bus = createEventBus();
-  const workspace = await createWorkspace({ store, bus });
   const persona: Persona = { id: 'p', name: 'P', description: 'd', upgrades: ['Changes'], tools: ['*'], skills: [], selfModification: policies };
   const started: string[] = [];
-  const changes = createChanges({ area: workspace.area(CHANGES_AREA), bus, persona, ...(opts.safe ? { safe: true } : {}) });
+  const changes = await createChanges({ store: store.open(), bus, persona, ...(opts.safe ? { safe: true } : {}) });
   for (const k of kinds(() => changes, started)) changes.registerKind(k);
   return { changes, started, store };
 }

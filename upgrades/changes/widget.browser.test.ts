@@ -5,11 +5,9 @@ import { expect } from 'chai';
 import type { ChangeKindHandler } from '../../src/contracts/change-contract.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
-import { memoryStore } from '../../test/helpers/memory-platform.ts';
+import { memoryShared } from '../../src/platform/memory-shared-store.ts';
 import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
-import { createWorkspace } from '../workspace/workspace.ts';
 import { createChanges } from './changes.ts';
-import { CHANGES_AREA, versionPath } from './lineage.ts';
 import { ChangesWidget } from './widget.ts';
 
 interface Note {
@@ -22,8 +20,8 @@ const persona = (tools: 'auto' | 'ask'): Persona => ({ id: 'p', name: 'P', descr
 
 async function setup(policy: 'auto' | 'ask' = 'ask') {
   const bus = createEventBus({ historySize: 1000 });
-  const ws = await createWorkspace({ store: memoryStore(), bus });
-  const changes = createChanges({ area: ws.area(CHANGES_AREA), bus, persona: persona(policy) });
+  const store = memoryShared();
+  const changes = await createChanges({ store: store.open(), bus, persona: persona(policy) });
   const live = new Map<string, string>();
   const kind: ChangeKindHandler<Note> = {
     kind: 'tool',
@@ -36,10 +34,10 @@ async function setup(policy: 'auto' | 'ask' = 'ask') {
   changes.registerKind(kind);
   const el = new ChangesWidget();
   el.context = { bus, moduleId: 'Changes', api: changes, report: report('Changes', { category: 'agent' }) };
-  return { bus, changes, el, live, ws };
+  return { bus, changes, el, live, store };
 }
 
-const propose = (changes: ReturnType<typeof createChanges>, code: string, opts: { ok?: boolean; reason?: string; action?: 'create' | 'update' } = {}) =>
+const propose = (changes: Awaited<ReturnType<typeof createChanges>>, code: string, opts: { ok?: boolean; reason?: string; action?: 'create' | 'update' } = {}) =>
   changes.propose({ kind: 'tool', action: opts.action ?? 'create', content: { name: 'made.echo', code, ok: opts.ok ?? true }, caller: 'agent', reason: opts.reason ?? 'because' });
 
 describe('changes-widget', () => {
@@ -123,15 +121,45 @@ describe('changes-widget', () => {
   });
 
   it('an action that fails says why on the widget, and the change stays as it was', async () => {
-    const { changes, el, ws } = await setup('ask');
+    const { changes, el, store } = await setup('ask');
     const r = await propose(changes, 'gone');
-    await ws.area(CHANGES_AREA).delete(versionPath(r.hash!));
+    store.blobs.delete(`${r.hash}.json`);
     await mount(el);
     ($(el, `li[data-change="${r.id}"] button[data-action=approve]`) as HTMLButtonElement).click();
     await new Promise((res) => setTimeout(res, 50));
     await settle(el);
-    expect($(el, 'p.message[role=alert]')!.textContent).to.contain('is not in the workspace');
+    expect($(el, 'p.message[role=alert]')!.textContent).to.contain('is not in the store');
     expect(changes.get(r.id)!.status).to.equal('pending');
+    el.remove();
+  });
+
+  it('a check without a value shows none (never "undefined"); a first version the canary took back reads as out of service', async () => {
+    const bus = createEventBus({ historySize: 1000 });
+    const changes = await createChanges({ store: memoryShared().open(), bus, persona: persona('auto') });
+    changes.registerKind({
+      kind: 'persona',
+      targetOf: () => 'p',
+      // An overlay's gate: checks that pass or fail, with no value.
+      gate: async () => ({ problems: [], tests: [{ name: 'upgrades', args: { add_upgrades: [] }, ok: true, ms: 0 }, { name: 'tools', args: { add_tools: ['made.*'] }, ok: true, ms: 0 }] }),
+      activate: async () => undefined,
+      deactivate: async () => undefined,
+      present: (c) => ({ code: JSON.stringify(c), language: 'json' }),
+    } as ChangeKindHandler<unknown>);
+    const el = new ChangesWidget();
+    el.context = { bus, moduleId: 'Changes', api: changes, report: report('Changes', { category: 'agent' }) };
+    await mount(el);
+    const r = await changes.propose({ kind: 'persona', action: 'create', content: { persona: 'p' }, caller: 'cli' });
+    await settle(el);
+    const rows = $$(el, `li[data-change="${r.id}"] table[aria-label="test report"] tbody tr`).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim()));
+    expect(rows.map((cells) => cells[3])).to.deep.equal(['—', '—']);
+    expect(text(el)).to.not.contain('undefined');
+
+    const back = (await changes.revert('persona', 'p', 'canary: 6 of its first 6 calls failed'))!;
+    await settle(el);
+    const item = $(el, `li[data-change="${back.id}"]`)!;
+    expect(item.dataset.status).to.equal('active');
+    expect(item.querySelector('.badge')!.textContent, 'nothing is in force: its target is out of service').to.equal('out of service');
+    expect(item.querySelector('.line')!.textContent!.replace(/\s+/g, ' ')).to.match(/out of service p no version persona rolled back by the system/);
     el.remove();
   });
 });

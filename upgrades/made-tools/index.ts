@@ -16,6 +16,15 @@ export interface MadeToolsApi {
   live(): (LiveToolInfo & { calls: number; errors: number })[];
 }
 
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    MadeTools: MadeToolsApi;
+  }
+}
+
+/** Its options' schema: boot checks `config.MadeTools` against it (docs/configuration.md lists them). */
+export { MadeToolsConfigSchema as configSchema } from './config.ts';
+
 /** MadeTools: agents make their own tools — gated, versioned, hot, reversible, confined. */
 export const metadata: UpgradeMetadata = {
   id: 'MadeTools',
@@ -65,6 +74,7 @@ export const factory: UpgradeModule<MadeToolsApi>['factory'] = (deps, ctx) => {
       for (const f of await changes.restore('tool')) {
         ctx.parts.failed(partId(f.change.target), { ...f.error, message: `version ${f.change.version} of ${f.change.target} could not be loaded and was skipped: ${describeError(f.error.message)}` }, 0);
       }
+      await kind.checkCanaries();
     },
     dispose: async () => {
       registration.dispose();

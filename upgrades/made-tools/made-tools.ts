@@ -7,7 +7,9 @@
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/contracts/change-contract.ts';
 import { type ChangeAnswerBase, approvalHint, changeAnswerBase, historyEntry, testMs, testOutcome } from '../../src/contracts/change-history.ts';
+import { EVERY_TOOL } from '../../src/kernel/allow-list.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
+import { didYouMean, MADE_TOOL_NAME_RULE, nearMadeTools } from '../../src/contracts/made-names.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
@@ -61,8 +63,14 @@ export function madeToolHandlers(o: MadeToolHandlersOptions): Record<string, Too
     if (recordsOf(full).length) return full;
     const sameLocal = targets().filter((t) => localToolName(t) === name);
     if (sameLocal.length === 1) return sameLocal[0]!;
-    throw new ArmatureError('TOOL_NOT_FOUND', `[made-tools] no agent-made tool ${quote(name)}`, {
-      hint: targets().length ? `Agent-made tools: ${targets().join(', ')}. Make a new one with create_tool.` : 'No tool has been made yet: make one with create_tool.',
+    // A tool of an agent-made upgrade changes with its upgrade, not with update_tool.
+    const ofUpgrade = nearMadeTools(name, o.runner.getToolDeclarations({ persona: EVERY_TOOL }).filter((d) => d.module === 'MadeUpgrades').map((d) => d.name));
+    throw new ArmatureError('TOOL_NOT_FOUND', `[made-tools] no tool made with create_tool is named ${quote(name)}${didYouMean(nearMadeTools(name, targets()))}`, {
+      hint: ofUpgrade.length
+        ? `${ofUpgrade.join(', ')} ${ofUpgrade.length === 1 ? 'is a tool' : 'are tools'} of an agent-made upgrade: change ${ofUpgrade.length === 1 ? 'it' : 'them'} with update_upgrade.`
+        : targets().length
+          ? `Agent-made tools: ${targets().join(', ')} (${MADE_TOOL_NAME_RULE}). Make a new one with create_tool.`
+          : 'No tool has been made yet: make one with create_tool.',
     });
   };
 
@@ -119,7 +127,7 @@ export function madeToolHandlers(o: MadeToolHandlersOptions): Record<string, Too
           const content = (t ? undefined : newest && (changes.content(newest) as MadeToolContent | undefined)) ?? undefined;
           return {
             name,
-            status: t ? 'active' : active?.action === 'retire' ? 'retired' : records.some((r) => r.status === 'pending') ? 'pending' : active ? 'not loaded' : 'rejected',
+            status: t ? 'active' : active && active.hash === null ? 'retired' : records.some((r) => r.status === 'pending') ? 'pending' : active ? 'not loaded' : 'rejected',
             version: t?.version ?? null,
             language: t?.language ?? content?.language,
             description: t?.description ?? content?.description,

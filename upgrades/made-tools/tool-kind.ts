@@ -18,7 +18,7 @@ import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
 import type { ModuleParts, ToolCallContext } from '../../src/kernel/upgrade.ts';
 import type { PyodideRuntimeApi } from '../pyodide-runtime/contract.ts';
 import type { PythonToolApi } from '../python-tool/python-tool-types.ts';
-import { Canary, type CanaryOptions } from './canary.ts';
+import { Canary, type CanaryOptions, type CanaryState } from './canary.ts';
 import { JsTool } from './js-tool.ts';
 import { gateSession, invokeCode, versionFiles, versionSession } from './python-code.ts';
 import { judge, runToolTests } from './tool-tests.ts';
@@ -56,7 +56,8 @@ interface LiveTool {
   js?: JsTool;
   /** The pool session whose interpreter runs a Python version, and nothing else. */
   session?: string;
-  canary: Canary;
+  /** This process asked for the canary's rollback already. */
+  tripped?: boolean;
 }
 
 /** What `list_tools_made` and the widget see of a tool in force. */
@@ -67,7 +68,7 @@ export interface LiveToolInfo {
   hash: string;
   change: string;
   description: string;
-  canary: Canary['state'];
+  canary: CanaryState;
 }
 
 /**
@@ -80,8 +81,9 @@ const GATE_START_MS = 120_000;
 export const partId = (name: string) => `tool:${name}`;
 
 /** Creates the `tool` kind. */
-export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolContent> & { live(): LiveToolInfo[]; dispose(): Promise<void> } {
+export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolContent> & { live(): LiveToolInfo[]; checkCanaries(): Promise<void>; dispose(): Promise<void> } {
   const live = new Map<string, LiveTool>();
+  const canary = new Canary(o.canary);
   /** JavaScript versions whose gate started a worker, kept for their activation. */
   const prepared = new Map<string, JsTool>();
   const languages = (): ToolLanguage[] => (o.python ? ['python', 'javascript'] : ['javascript']);
@@ -141,6 +143,30 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
   const newJsTool = (target: string, content: MadeToolContent, hash: string) =>
     new JsTool({ name: target, hash, source: content.code, callTool: callToolFor(target, content.persona), network: o.network, timeoutMs: o.testTimeoutMs, onLog: o.log });
 
+  /**
+   * Rolls `t` back once its canary tripped (the counts are every process's: any may see it first;
+   * `revert`'s `onlyIf` makes it happen once). Resolves when the rollback is recorded, so that a
+   * process that exits after the call (the CLI) has done it.
+   */
+  const tripIf = async (t: LiveTool, counts: { calls: number; failures: number }): Promise<void> => {
+    const why = canary.tripped(counts);
+    if (!why || t.tripped) return;
+    t.tripped = true;
+    const target = t.content.name;
+    o.log(`[made-tools] ${target} version ${t.info.version}: ${why}; rolling back`);
+    await o.changes.revert('tool', target, why, t.info.change).catch((e) => o.log(`[made-tools] the canary's rollback of ${target} failed: ${(e as Error).message}`));
+  };
+
+  /** Counts one real call of `t` in the store while its canary watches; never fails the call. */
+  const watch = async (t: LiveTool, ok: boolean, error?: { code: string; message: string }): Promise<void> => {
+    try {
+      const seen = o.changes.callCount(t.info.change);
+      await tripIf(t, canary.watching(seen) ? await o.changes.countCall(t.info.change, error ? { ok, error } : { ok }, canary.calls) : seen);
+    } catch (e) {
+      o.log(`[made-tools] the canary could not count a call of ${t.content.name}: ${(e as Error).message}`);
+    }
+  };
+
   /** One real call of a version in force; its outcome feeds the canary. */
   async function runTool(t: LiveTool, args: Record<string, unknown>, call: ToolCallContext): Promise<unknown> {
     const name = t.content.name;
@@ -149,12 +175,15 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
         t.content.language === 'python'
           ? await runPython(t.session!, t.info.hash, localToolName(name), args, o.callTimeoutMs, call.signal)
           : await t.js!.call(args, { timeoutMs: o.callTimeoutMs, signal: call.signal });
-      t.canary.record(true);
+      await watch(t, true);
       return value;
     } catch (e) {
       // A caller that gave up is not the tool's failure; a timeout is.
       const reason = call.signal.reason as { code?: string } | undefined;
-      if (!(call.signal.aborted && reason?.code === 'CANCELLED')) t.canary.record(false, toErrorInfo(e));
+      if (!(call.signal.aborted && reason?.code === 'CANCELLED')) {
+        const info = toErrorInfo(e);
+        await watch(t, false, { code: info.code, message: info.message });
+      }
       throw e;
     }
   }
@@ -207,10 +236,6 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
         entry.session = versionSession(target, info.hash);
         await pythonRuntime().setSessionModules(entry.session, versionFiles([{ hash: info.hash, code: content.code }]));
       }
-      entry.canary = new Canary(o.canary, (why) => {
-        o.log(`[made-tools] ${target} version ${info.version}: ${why}; rolling back`);
-        void o.changes.revert('tool', target, why, info.change).catch((e) => o.log(`[made-tools] the canary's rollback of ${target} failed: ${(e as Error).message}`));
-      });
       entry.executor = (_name, args, call) => runTool(entry, args, call);
       // Hot swap: the old registration goes and the new one comes in the same turn, so no call
       // ever finds the tool missing; calls in flight finish on the old version.
@@ -254,8 +279,13 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
         hash: t.info.hash,
         change: t.info.change,
         description: t.content.description,
-        canary: t.canary.state,
+        canary: canary.state(o.changes.callCount(t.info.change)),
       })),
+
+    /** Rolls back the versions in force whose canary tripped (a process that crossed the threshold died before its rollback). */
+    async checkCanaries() {
+      for (const t of [...live.values()]) await tripIf(t, o.changes.callCount(t.info.change));
+    },
 
     async dispose() {
       const all = [...live.values()];

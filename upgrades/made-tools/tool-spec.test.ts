@@ -23,6 +23,9 @@ test('names: snake_case, in made unless a namespace is given; keywords and other
   for (const bad of ['WordCount', 'a.b.c', '', 'x-y', '9lives', 'import', 'made.class', 42]) {
     assert.throws(() => fullToolName(bad), (e: Error & { code: string; hint?: string }) => e.code === 'INVALID_TOOL_NAME' && /snake_case/.test(e.hint!), String(bad));
   }
+  // The snake_case spelling of a name, when it is one, and why names are snake_case.
+  assert.throws(() => fullToolName('WordCount'), (e: Error & { hint?: string }) => /did you mean "word_count"\?/.test(e.message) && /each is a Python function too/.test(e.hint!));
+  assert.throws(() => fullToolName('text.WordCount'), /did you mean "text\.word_count"\?/);
 });
 
 test('a name must not shadow a built-in tool or take a built-in namespace; other agent-made names are free', () => {

@@ -5,6 +5,7 @@
  */
 import { MAX_NAME_LENGTH, quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
+import { kebabCase } from '../../src/contracts/made-names.ts';
 import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 import { namespaceOfTool } from '../../src/kernel/namespaces.ts';
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
@@ -48,10 +49,12 @@ const PART = /^[a-z][a-z0-9_]{0,63}$/;
 /** Python keywords: a tool is a Python function too, so its name cannot be one. */
 const PY_KEYWORDS = new Set('false none true and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield match case type'.split(' '));
 
-/** A tool name an agent gave, refused with what to write instead. */
+/** A tool name an agent gave, refused with what to write instead (its snake_case spelling when that is one). */
 function badName(name: unknown, why: string): ArmatureError {
-  return new ArmatureError('INVALID_TOOL_NAME', `[made-tools] tool name ${quote(name)} ${why}`, {
-    hint: 'Name it in snake_case, e.g. "word_count" (it becomes made.word_count), or "<namespace>.<tool>" for a namespace of your own, e.g. "text.word_count".',
+  const snake = typeof name === 'string' && name.length <= MAX_NAME_LENGTH ? name.split('.').map((p) => kebabCase(p).replace(/-/g, '_')).join('.') : '';
+  const usable = snake && snake !== name && snake.split('.').length <= 2 && snake.split('.').every((p) => PART.test(p) && !PY_KEYWORDS.has(p));
+  return new ArmatureError('INVALID_TOOL_NAME', `[made-tools] tool name ${quote(name)} ${why}${usable ? `; did you mean ${quote(snake)}?` : ''}`, {
+    hint: 'Name it in snake_case, e.g. "word_count" (it becomes made.word_count), or "<namespace>.<tool>" for a namespace of your own, e.g. "text.word_count": tool names are snake_case so that each is a Python function too (from tools.made import word_count).',
   });
 }
 

@@ -33,6 +33,15 @@ export interface MadeUpgradesApi {
   resources(): { workers: number; subscriptions: number; scope: number };
 }
 
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    MadeUpgrades: MadeUpgradesApi;
+  }
+}
+
+/** Its options' schema: boot checks `config.MadeUpgrades` against it (docs/configuration.md lists them). */
+export { MadeUpgradesConfigSchema as configSchema } from './config.ts';
+
 /** MadeUpgrades: agents build upgrades from their blueprints — gated by the blueprint's checklist, hot, reversible, confined. */
 export const metadata: UpgradeMetadata = {
   id: 'MadeUpgrades',

@@ -8,6 +8,7 @@ import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeRecord, ChangesApi } from '../../src/contracts/change-contract.ts';
 import { type ChangeAnswerBase, approvalHint, changeAnswerBase, historyEntry, testMs, testOutcome } from '../../src/contracts/change-history.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
+import { didYouMean, nearMadeUpgrades } from '../../src/contracts/made-names.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolCallContext, ToolHandler } from '../../src/kernel/upgrade.ts';
 import { fullToolName, toUpgradeContent, type MadeUpgradeContent, type UpgradeArgs } from './upgrade-spec.ts';
@@ -61,7 +62,7 @@ export function madeUpgradeHandlers(o: MadeUpgradeHandlersOptions): Record<strin
   /** An agent-made upgrade the agent names that has a history. */
   const existing = (id: unknown): string => {
     if (typeof id === 'string' && recordsOf(id).length) return id;
-    throw new ArmatureError('UPGRADE_NOT_FOUND', `[made-upgrades] no agent-made upgrade ${quote(id)}`, {
+    throw new ArmatureError('UPGRADE_NOT_FOUND', `[made-upgrades] no agent-made upgrade ${quote(id)}${didYouMean(nearMadeUpgrades(id, targets()))}`, {
       hint: targets().length ? `Agent-made upgrades: ${targets().join(', ')}. Make a new one with create_upgrade.` : 'No upgrade has been made yet: make one with create_upgrade.',
     });
   };

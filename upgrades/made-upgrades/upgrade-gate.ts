@@ -8,6 +8,7 @@
 import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeTest, GateReport } from '../../src/contracts/change-contract.ts';
 import { describeError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
+import { didYouMean, MADE_UPGRADE_ID_RULE, nearMadeUpgrades } from '../../src/contracts/made-names.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
 import { judge } from '../../src/contracts/test-expectations.ts';
 import { compileInputSchema } from '../../src/kernel/tool-schema.ts';
@@ -20,6 +21,8 @@ export interface GateContext {
   blueprints: Pick<BlueprintRegistryApi, 'candidate'>;
   /** Whether a built-in upgrade is loaded in this system. */
   builtInLoaded(id: string): boolean;
+  /** The ids of the agent-made upgrades in force or waiting for approval (for suggestions). */
+  madeUpgrades(): string[];
   /** An agent-made upgrade: its change in force, else its newest pending one, and its content. */
   agentUpgrade(id: string): { status: 'active' | 'pending'; change: string; content: MadeUpgradeContent; running: boolean } | undefined;
   /** A worker for the version under test, with test capabilities (storage in memory). */
@@ -43,12 +46,14 @@ export async function gateUpgrade(c: MadeUpgradeContent, hash: string, g: GateCo
   // What it stands on: the blueprint's prerequisites and its own dependencies, loaded.
   const needs = (id: string, why: string) => {
     if (id === 'kernel') return;
+    const near = () => didYouMean(nearMadeUpgrades(id, g.madeUpgrades()));
     if (/^[A-Z]/.test(id)) {
-      if (!g.builtInLoaded(id)) problems.push(`${why} ${id}, which this persona does not load.`);
+      // PascalCase is a built-in upgrade's id; an agent-made one of that name is kebab-case.
+      if (!g.builtInLoaded(id)) problems.push(`${why} ${id}, which this persona does not load${near()}${near() ? ` (${MADE_UPGRADE_ID_RULE})` : ''}.`);
       return;
     }
     const u = g.agentUpgrade(id);
-    if (!u) problems.push(`${why} ${quote(id)}, which is not an agent-made upgrade in force: create it first.`);
+    if (!u) problems.push(`${why} ${quote(id)}, which is not an agent-made upgrade in force${near()}: create it first.`);
     else if (u.status === 'pending') requires.push(u.change);
   };
   for (const p of bp.blueprint.prerequisites) {

@@ -223,6 +223,7 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
       gateUpgrade(c, hash, {
         blueprints: o.blueprints,
         builtInLoaded: o.builtInLoaded,
+        madeUpgrades: () => [...new Set(o.changes.list({ kind: 'upgrade' }).filter((r) => r.hash !== null && (r.status === 'active' || r.status === 'pending')).map((r) => r.target))],
         agentUpgrade: (id) => {
           const r = o.changes.active('upgrade', id) ?? o.changes.list({ kind: 'upgrade', target: id, status: 'pending' })[0];
           const content = r?.hash ? (o.changes.content(r) as MadeUpgradeContent | undefined) : undefined;

@@ -25,6 +25,12 @@ test('arguments become a version: tool names lose their namespace, events gain t
   assert.equal(next.blueprint, '0xA00001');
   assert.deepEqual(next.tests, c.tests);
   assert.throws(() => toUpgradeContent({ ...args, id: 'NotesIndex' }, persona), (e: Error & { code?: string; hint?: string }) => e.code === 'INVALID_UPGRADE_ID' && /kebab-case/.test(e.hint ?? ''));
+  // The id to write instead, the rule and why it holds.
+  assert.throws(
+    () => toUpgradeContent({ ...args, id: 'CallCounter' }, persona),
+    (e: Error & { hint?: string }) =>
+      /"CallCounter" is not an agent-made upgrade id; did you mean "call-counter"\?: agent-made upgrade ids are kebab-case.* so they never collide with the built-in upgrades, whose ids are PascalCase/.test(e.message) && /call_counter\.<tool>/.test(e.hint!),
+  );
   assert.throws(() => toUpgradeContent({ id: 'x-y' }, persona), /\[made-upgrades\] (tests|blueprint) is missing/);
 });
 

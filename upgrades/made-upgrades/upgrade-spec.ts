@@ -8,6 +8,7 @@ import { quote } from '../../src/kernel/bounded.ts';
 import { declarationProblems } from '../../src/kernel/declared-events.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { formatJsonPath, ToolDeclarationSchema, type Persona, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
+import { kebabCase, MADE_UPGRADE_ID_RULE } from '../../src/contracts/made-names.ts';
 import { namespaceOfMadeUpgrade } from '../../src/kernel/namespaces.ts';
 import type { UpgradeCategory } from '../../src/kernel/upgrade.ts';
 
@@ -73,8 +74,10 @@ export function fullToolName(id: string, local: string): string {
 /** Refuses an id that cannot name an agent-made upgrade. Throws `INVALID_UPGRADE_ID`. */
 export function checkUpgradeId(id: unknown): string {
   if (typeof id === 'string' && UPGRADE_ID.test(id)) return id;
-  throw new ArmatureError('INVALID_UPGRADE_ID', `[made-upgrades] ${quote(id)} is not an agent-made upgrade id`, {
-    hint: 'Name it in kebab-case, 2 to 40 characters, e.g. "notes-index" (its tools become notes_index.<tool>, its events notes-index:<event>).',
+  const kebab = typeof id === 'string' ? kebabCase(id) : '';
+  const instead = UPGRADE_ID.test(kebab) ? kebab : 'notes-index';
+  throw new ArmatureError('INVALID_UPGRADE_ID', `[made-upgrades] ${quote(id)} is not an agent-made upgrade id${UPGRADE_ID.test(kebab) ? `; did you mean ${quote(kebab)}?` : ''}: ${MADE_UPGRADE_ID_RULE}`, {
+    hint: `Name it in kebab-case, e.g. ${quote(instead)} (its tools become ${namespaceOfMadeUpgrade(instead)}.<tool>, its events ${instead}:<event>).`,
   });
 }
 

@@ -8,6 +8,9 @@ import { createMcpClient, type McpClientApi } from './mcp-client.ts';
 export type { McpClientApi } from './mcp-client.ts';
 export type { McpServerStatus, McpServerState } from './server-connection.ts';
 
+/** Its options' schema: boot checks `config.McpClient` against it (docs/configuration.md lists them). */
+export { McpClientConfigSchema as configSchema } from './config.ts';
+
 /** McpClient: other MCP servers' tools, registered as Armature tools under each server's namespace. */
 export const metadata: UpgradeMetadata = {
   id: 'McpClient',

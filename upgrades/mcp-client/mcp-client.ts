@@ -16,6 +16,9 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { declarationsFromTools } from './results.ts';
 import { createServerConnection, type McpServerStatus, type ServerConnection } from './server-connection.ts';
 import { describeTarget } from './transport.ts';
+import type { McpClientApi } from './mcp-client-contract.ts';
+
+export type { McpClientApi } from './mcp-client-contract.ts';
 
 /** Options of {@link createMcpClient}. */
 export interface McpClientOptions {
@@ -38,15 +41,6 @@ export interface McpClientOptions {
   version?: string;
 }
 
-/** The McpClient API (the upgrade's contract). */
-export interface McpClientApi {
-  /** Every configured server, in config order. */
-  listServers(): McpServerStatus[];
-  /** One server; throws `UNKNOWN_MCP_SERVER` listing the names. */
-  getServer(name: string): McpServerStatus;
-  /** Stops and starts a server again; resolves to its status (never rejects for a failed start). */
-  restart(name: string): Promise<McpServerStatus>;
-}
 
 interface Entry {
   name: string;

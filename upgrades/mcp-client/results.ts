@@ -9,11 +9,10 @@ import { clip, quote, shortName } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { NAMESPACED_TOOL_NAME, type ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
 
-/** A tool a server offers that Armature cannot register, and why. */
-export interface SkippedTool {
-  name: string;
-  reason: string;
-}
+
+import type { SkippedTool } from './mcp-client-contract.ts';
+
+export type { SkippedTool } from './mcp-client-contract.ts';
 
 /** Options of {@link declarationsFromTools}. */
 export interface DeclarationOptions {

@@ -6,47 +6,16 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ArmatureError, type ErrorInfo } from '../../src/kernel/errors.ts';
+import { ArmatureError } from '../../src/kernel/errors.ts';
+import { peerMissing } from '../../src/kernel/optional-peer.ts';
 import type { McpServerSpec } from '../../src/kernel/mcp-servers.ts';
-import { valueFromResult, type SkippedTool } from './results.ts';
+import { valueFromResult } from './results.ts';
+import type { McpServerStatus, SkippedTool } from './mcp-client-contract.ts';
+
+export type { McpServerState, McpServerStatus } from './mcp-client-contract.ts';
 import { describeTarget, openTransport, redact, secretsOf, type OpenedTransport } from './transport.ts';
 
-/** Where a server is in its life. */
-export type McpServerState = 'starting' | 'ready' | 'failed' | 'stopped';
 
-/** What the McpClient reports about one server (no secrets: env and header values never appear). */
-export interface McpServerStatus {
-  /** The config's name for the server. */
-  name: string;
-  /** Its tools are `<namespace>.<tool>`. */
-  namespace: string;
-  /** Set when several servers share the namespace: the instance id (the server name). */
-  instance?: string;
-  transport: 'stdio' | 'http';
-  /** The command line or URL. */
-  target: string;
-  state: McpServerState;
-  /** The server's own name and version, once it answered. */
-  server?: { name: string; version: string; title?: string };
-  /** Full names of its registered tools. */
-  tools: string[];
-  /** Tools it offers that could not be registered, with the reason. */
-  skipped: SkippedTool[];
-  /** Why it is failed (or why it last failed). */
-  error?: ErrorInfo;
-  /** What to do about the error. */
-  hint?: string;
-  /** ms since the epoch when it last became ready. */
-  readyAt?: number;
-  /** How long its last start took, in ms. */
-  startMs?: number;
-  /** The process id of a running stdio server. */
-  pid?: number;
-  calls: number;
-  errors: number;
-  /** Times it was started again after the first time. */
-  restarts: number;
-}
 
 /** Options of {@link createServerConnection}. */
 export interface ServerConnectionOptions {
@@ -144,7 +113,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       try {
         opened = await openTransport(o.spec, o.platformKind);
-        const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+        const { Client } = await import('@modelcontextprotocol/sdk/client/index.js').catch(peerMissing('@modelcontextprotocol/sdk', 'McpClient'));
         const c = new Client(
           { name: 'armature', version: o.clientVersion },
           {

@@ -2,10 +2,12 @@
  * How a server is reached: a child process over stdio (Node only) or streamable HTTP (Node and
  * browsers; SSE for servers configured with `"type": "sse"`). The SDK's transports are imported on
  * first use, so a persona without MCP servers loads none of them, and the stdio one (which spawns
- * processes) never reaches a browser bundle.
+ * processes) never reaches a browser bundle. The SDK is an optional peer: without it a server
+ * fails to start with `PEER_MISSING`, naming the package to install.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ArmatureError } from '../../src/kernel/errors.ts';
+import { peerMissing } from '../../src/kernel/optional-peer.ts';
 import type { McpServerSpec } from '../../src/kernel/mcp-servers.ts';
 
 /** An opened (not yet started) transport and what to say about it. */
@@ -50,7 +52,7 @@ export async function openTransport(spec: McpServerSpec, platformKind: 'node' | 
         hint: 'Run the server with an HTTP transport that allows this page\'s origin (CORS), and configure { "url": ... } instead of { "command": ... }.',
       });
     }
-    const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js').catch(peerMissing('@modelcontextprotocol/sdk', 'McpClient'));
     // Only a minimal environment plus the configured variables: the host's secrets stay here.
     const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: { ...getDefaultEnvironment(), ...spec.env }, cwd: spec.cwd, stderr: 'pipe' });
     let tail = '';
@@ -62,9 +64,9 @@ export async function openTransport(spec: McpServerSpec, platformKind: 'node' | 
   const url = new URL(spec.url);
   const requestInit = { headers: spec.headers };
   if (spec.type === 'sse') {
-    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js').catch(peerMissing('@modelcontextprotocol/sdk', 'McpClient'));
     return { transport: new SSEClientTransport(url, { requestInit }), kind: 'http', stderrTail: () => '' };
   }
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js').catch(peerMissing('@modelcontextprotocol/sdk', 'McpClient'));
   return { transport: new StreamableHTTPClientTransport(url, { requestInit }), kind: 'http', stderrTail: () => '' };
 }

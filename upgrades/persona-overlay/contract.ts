@@ -9,8 +9,8 @@ export type { PersonaOverlayArgs, PersonaOverlayContent } from './overlay.ts';
 
 /** The PersonaOverlay API: what an agent added to the persona in force. */
 export interface PersonaOverlayApi {
-  /** The overlay in force, with its version and change, or `undefined` (none, or safe mode). */
-  overlay(): (PersonaOverlayContent & { version: number; change: string }) | undefined;
+  /** The overlay in force, with its version, change and when it came into force, or `undefined` (none, or safe mode). */
+  overlay(): (PersonaOverlayContent & { version: number; change: string; activatedAt?: number }) | undefined;
   /** The agent-made upgrades the persona runs (the overlay's `add_upgrades`). */
   upgrades(): string[];
   /**
@@ -18,4 +18,10 @@ export interface PersonaOverlayApi {
    * returns settle: e.g. the upgrades it adds have started); the disposable stops it.
    */
   onChange(listener: () => void | Promise<void>): Disposable;
+}
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    PersonaOverlay: PersonaOverlayApi;
+  }
 }

@@ -11,6 +11,9 @@ import type { PersonaOverlayApi } from './contract.ts';
 export type { PersonaOverlayArgs, PersonaOverlayContent } from './overlay.ts';
 export type { PersonaOverlayApi } from './contract.ts';
 
+/** Its options' schema: boot checks `config.PersonaOverlay` against it (docs/configuration.md lists them). */
+export { PersonaOverlayConfigSchema as configSchema } from './config.ts';
+
 /** PersonaOverlay: an agent extends its own persona with what it built — stored in the workspace, never in modules/. */
 export const metadata: UpgradeMetadata = {
   id: 'PersonaOverlay',
@@ -71,7 +74,7 @@ export const factory: UpgradeModule<PersonaOverlayApi>['factory'] = (deps, ctx) 
     api: {
       overlay: () => {
         const r = inForce();
-        return current && r?.version ? { ...current, version: r.version, change: r.id } : undefined;
+        return current && r?.version ? { ...current, version: r.version, change: r.id, ...(r.activatedAt ? { activatedAt: r.activatedAt } : {}) } : undefined;
       },
       upgrades: () => [...(current?.add_upgrades ?? [])],
       onChange(listener) {

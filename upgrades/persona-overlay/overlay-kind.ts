@@ -7,6 +7,8 @@ import { quote } from '../../src/kernel/bounded.ts';
 import type { ChangeKindHandler, ChangesApi, ChangeTest } from '../../src/contracts/change-contract.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
+import { EVERY_TOOL } from '../../src/kernel/allow-list.ts';
+import { didYouMean, MADE_TOOL_NAME_RULE, MADE_UPGRADE_ID_RULE, nearMadeTools, nearMadeUpgrades } from '../../src/contracts/made-names.ts';
 import { namespaceOfMadeUpgrade } from '../../src/kernel/namespaces.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import { applyOverlay, type PersonaOverlayContent } from './overlay.ts';
@@ -32,6 +34,20 @@ export function createOverlayKind(o: OverlayKindOptions): ChangeKindHandler<Pers
 
   /** An agent-made upgrade's change in force, else its newest pending one. */
   const upgradeChange = (id: string) => changes.active('upgrade', id) ?? changes.list({ kind: 'upgrade', target: id, status: 'pending' })[0];
+
+  /** Agent-made upgrades with a version (in force, waiting, or once made). */
+  const madeUpgrades = () => [...new Set(changes.list({ kind: 'upgrade' }).filter((r) => r.hash !== null).map((r) => r.target))].sort();
+  /** Every tool agents made or declared in a version: registered, of made tools, of agent-made upgrades. */
+  const madeTools = (): string[] => {
+    const names = new Set(o.runner.getToolDeclarations({ persona: EVERY_TOOL }).filter((d) => MADE_BY_AGENTS.has(d.module)).map((d) => d.name));
+    for (const r of changes.list({ kind: 'tool' })) if (r.hash !== null) names.add(r.target);
+    for (const id of madeUpgrades()) {
+      const newest = changes.list({ kind: 'upgrade', target: id }).find((r) => r.hash !== null);
+      const tools = (newest && (changes.content(newest) as { tools?: { name?: unknown }[] } | undefined)?.tools) ?? [];
+      for (const t of tools) if (typeof t?.name === 'string') names.add(`${namespaceOfMadeUpgrade(id)}.${t.name}`);
+    }
+    return [...names].sort();
+  };
 
   /** Whether `entry` names tools agents made, and the pending change it builds on, if any. */
   const toolOrigin = (entry: string): { ok: boolean; requires?: string } => {
@@ -66,15 +82,20 @@ export function createOverlayKind(o: OverlayKindOptions): ChangeKindHandler<Pers
         const r = upgradeChange(id);
         if (!r || r.hash === null) {
           const made = [...new Set(changes.list({ kind: 'upgrade', status: 'active' }).filter((x) => x.hash !== null).map((x) => x.target))];
+          const near = didYouMean(nearMadeUpgrades(id, madeUpgrades()));
           upgradeProblems.push(/^[A-Z]/.test(id)
-            ? `${quote(id)} is a built-in upgrade: the persona file in modules/ chooses those, and a person edits it.`
-            : `${quote(id)} is not an agent-made upgrade in force or waiting for approval${made.length ? ` (in force: ${made.join(', ')})` : ''}: create it with create_upgrade first.`);
+            ? `${quote(id)} is not an agent-made upgrade${near}: ${MADE_UPGRADE_ID_RULE}. Built-in upgrades are chosen by the persona file in modules/, which a person edits.`
+            : `${quote(id)} is not an agent-made upgrade in force or waiting for approval${near}${made.length ? ` (in force: ${made.join(', ')})` : ''}: create it with create_upgrade first.`);
         } else if (r.status === 'pending') requires.push(r.id);
       }
       const toolProblems: string[] = [];
       for (const t of c.add_tools) {
         const origin = toolOrigin(t);
-        if (!origin.ok) toolProblems.push(`${quote(t)} is not a tool agents made: an overlay allows only those (made tools, agent-made upgrades' tools); a person grants built-in tools in modules/personas/${o.live.id}.json.`);
+        if (!origin.ok) {
+          toolProblems.push(
+            `${quote(t)} is not a tool agents made${didYouMean(nearMadeTools(t, madeTools()))}: ${MADE_TOOL_NAME_RULE}. An overlay allows only those; a person grants built-in tools in modules/personas/${o.live.id}.json.`,
+          );
+        }
         else if (origin.requires) requires.push(origin.requires);
       }
       const tests: ChangeTest[] = [

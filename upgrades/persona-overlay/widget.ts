@@ -9,7 +9,11 @@ import { metadata, type PersonaOverlayApi } from './index.ts';
  * approvals and rollbacks are on the changes widget. Updated from change events.
  */
 export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlayApi> {
-  private readonly changes = new BusController(this, () => this.bus, ['change:activated', 'change:rolled-back'], () => undefined);
+  /** When the overlay last changed, as this page saw it happen. */
+  private lastActivity: number | undefined;
+  private readonly changes = new BusController(this, () => this.bus, ['change:activated', 'change:rolled-back'], (r) => {
+    if ((r.payload as { change: { kind: string } }).change.kind === 'persona') this.lastActivity = r.at;
+  });
 
   protected override onContext(): void {
     this.changes.connect();
@@ -21,6 +25,8 @@ export class PersonaOverlayWidget extends ModuleWidget<PersonaOverlayApi> {
       state: this.context?.report.state === 'failed' ? 'error' : o ? 'active' : 'idle',
       primaryMetric: o ? `overlay v${o.version}` : 'no overlay',
       secondaryMetric: o ? `${o.add_upgrades.length} upgrades, +${o.add_tools.length} −${o.remove_tools.length} tools` : 'the persona is its file\'s',
+      // An overlay brought back at boot came into force before this page: its record says when.
+      lastActivity: Math.max(this.lastActivity ?? 0, o?.activatedAt ?? 0) || undefined,
     };
   }
 

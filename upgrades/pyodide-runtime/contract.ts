@@ -17,3 +17,12 @@ export type {
   WorkspaceLike,
 } from './host/runtime-types.ts';
 export type { PoolOptions, PyodideRuntimeOptions } from './host/runtime-options.ts';
+export type { PackageInfo } from './protocol/protocol.ts';
+
+import type { PyodideRuntimeApi } from './host/runtime-types.ts';
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    PyodideRuntime: PyodideRuntimeApi;
+  }
+}

@@ -5,6 +5,9 @@ import { createPyodideRuntime, type PyodideRuntimeApi } from './runtime.ts';
 
 export type { ExecuteResult, PyodideRuntimeApi, RuntimeState, SyncReport } from './runtime.ts';
 
+/** Its options' schema: boot checks `config.PyodideRuntime` against it (docs/configuration.md lists them). */
+export { PyodideRuntimeConfigSchema as configSchema } from './config-schema.ts';
+
 /** PyodideRuntime: Python in a worker that always comes back. */
 export const metadata: UpgradeMetadata = {
   id: 'PyodideRuntime',

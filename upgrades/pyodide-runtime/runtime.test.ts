@@ -90,6 +90,13 @@ describe('runtime (shared, restored from the start-up snapshot)', () => {
       ['x = (1,\ny = 2', 'SyntaxError'],
       ['return 5', 'SyntaxError'],
       ['raise KeyError("k")', 'KeyError'],
+      // Indented as a whole (models send code cut from a longer message): dedented, as eval_code does.
+      ['    x = 2\n    x * 3', 6],
+      ['\n        if True:\n            y = 4\n        y', 4],
+      ['    import asyncio\n    await asyncio.sleep(0)\n    8', 8],
+      ['    from __future__ import annotations\n    z = 5\n    z;', null],
+      ['    w = 1\n    raise ValueError("boom")', 'ValueError'],
+      ['    v = 1\n  u = 2', 'IndentationError'],
     ];
     const slow = createPyodideRuntime({ fastExecute: false }, { emit: () => undefined });
     try {

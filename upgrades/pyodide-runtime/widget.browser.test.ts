@@ -117,6 +117,9 @@ describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
       const waiting = ['3 for 2 at once (2 busy, 1 warm)', '2', '1 waiting (limit 5)'];
       expect(await eventually(el, pool, waiting)).to.deep.equal(waiting);
       await until('both loops to start', () => started.has('loop-a') && started.has('loop-b'), 30_000);
+      // The shared runtime never started, yet Python runs: the card is active and counts the session's run.
+      expect(await eventually(el, () => stateOf(el), 'active')).to.equal('active');
+      expect($(el, '.metrics')!.textContent).to.match(/Python in 3 session workers\s*1 run \(1 in sessions\)/);
       // A stops running: its worker is stopped for C (never handed over), and C starts on the warm spare.
       rt.interrupt('A');
       expect(((r) => !r.ok && r.error.type)(await loopA)).to.equal('KeyboardInterrupt');
@@ -127,6 +130,9 @@ describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
       await until('a new warm spare, nothing running', poolIs(3, 0, 0), 60_000);
       const idle = ['3 for 2 at once (0 busy, 1 warm)', '2', '0 waiting (limit 5)'];
       expect(await eventually(el, pool, idle)).to.deep.equal(idle);
+      // Afterwards, every run is counted, and nothing runs.
+      expect(await eventually(el, () => $(el, '.secondary')!.textContent, '4 runs (4 in sessions) · 0 restarts')).to.equal('4 runs (4 in sessions) · 0 restarts');
+      expect(stateOf(el), 'workers wait for sessions: not "disabled"').to.equal('idle');
     } finally {
       el.remove();
       await rt.dispose();

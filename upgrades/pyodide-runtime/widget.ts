@@ -75,12 +75,24 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
   getStatus(): WidgetStatus {
     const s = this.runtime?.getState();
     if (!s) return { state: 'error', primaryMetric: 'unavailable', secondaryMetric: '', message: 'The runtime module did not load.' };
-    const state = STATE_OF[s.status];
-    const primary = s.status === 'loading' ? `Loading ${Math.round(this.percent)}%` : s.status === 'idle' ? 'Not started' : `Python ${s.pythonVersion ?? ''}`.trim();
+    const pool = s.pool;
+    // Runs in sessions (an agent run, an MCP client, a console) go to the pool's runtimes while the
+    // shared one may idle or never start: the card is as busy as any of them, and counts every run.
+    const sessionsBusy = !!pool?.busy && (s.status === 'idle' || s.status === 'ready');
+    const state = sessionsBusy ? 'active' : s.status === 'idle' && pool?.workers ? 'idle' : STATE_OF[s.status];
+    const primary =
+      s.status === 'loading'
+        ? `Loading ${Math.round(this.percent)}%`
+        : s.status === 'idle'
+          ? pool?.workers
+            ? `Python in ${counted(pool.workers, 'session worker')}`
+            : 'Not started'
+          : `Python ${s.pythonVersion ?? ''}`.trim();
+    const sessionRuns = pool?.runs ?? 0;
     return {
       state,
       primaryMetric: primary,
-      secondaryMetric: `${counted(s.executions, 'run')} · ${counted(s.restarts, 'restart')}`,
+      secondaryMetric: `${counted(s.executions + sessionRuns, 'run')}${sessionRuns ? ` (${sessionRuns} in sessions)` : ''} · ${counted(s.restarts, 'restart')}`,
       lastActivity: this.lastActivity,
       message: s.status === 'error' ? `${s.lastError?.type ?? 'Error'}: ${s.lastError?.message ?? 'the runtime failed'}` : undefined,
     };
@@ -118,7 +130,7 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeApi> {
             ${this.stageMessage ? html`<div class="secondary">${this.stageMessage}</div>` : nothing}`
         : nothing}
       <dl>
-        <dt>Status</dt><dd>${s.status}</dd>
+        <dt>Shared runtime</dt><dd>${s.status}</dd>
         <dt>Pyodide</dt><dd>${s.pyodideVersion ?? '—'}</dd>
         <dt>Started</dt><dd>${s.fromSnapshot === undefined ? '—' : s.fromSnapshot ? 'from the start-up snapshot' : 'anew (no snapshot restored)'}</dd>
         <dt>call_tool transport</dt><dd>${s.transport ?? '—'}</dd>

@@ -6,6 +6,9 @@ import type { PythonToolApi } from './python-tool-types.ts';
 
 export type { PythonToolApi, PythonToolStats } from './python-tool-types.ts';
 
+/** Its options' schema: boot checks `config.PythonTool` against it (docs/configuration.md lists them). */
+export { PythonToolConfigSchema as configSchema } from './config.ts';
+
 /** PythonTool: Python as the agent's main tool, and every other tool callable from Python. */
 export const metadata: UpgradeMetadata = {
   id: 'PythonTool',

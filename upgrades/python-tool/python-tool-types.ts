@@ -9,6 +9,8 @@ import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ExecuteResult, PyodideRuntimeApi, SyncReport } from '../pyodide-runtime/contract.ts';
 import type { PromptPlan, PromptStats } from './prompt.ts';
+import type { PythonStatus } from '../../src/contracts/python-events.ts';
+import type { PackageInfo } from '../pyodide-runtime/contract.ts';
 
 /** Statistics for the widget. */
 export interface PythonToolStats {
@@ -126,4 +128,28 @@ export interface PythonToolApi {
   getCatalog(): { tools: { name: string; description: string }[]; namespaces: { namespace: string; tools: string[] }[] };
   /** Interrupts the running Python code of `session`, or of the shared runtime (KeyboardInterrupt; a restart if it does not stop). */
   interrupt(session?: string): void;
+}
+
+/** The arguments of `execute_python`, as its tool schema takes them. */
+export interface ExecutePythonToolArgs {
+  code: string;
+  install_packages?: string[];
+  sync_workspace?: boolean;
+  timeout_ms?: number;
+}
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    PythonTool: PythonToolApi;
+  }
+}
+
+declare module '../../src/kernel/tool-contract.ts' {
+  interface ArmatureToolMap {
+    execute_python: { args: ExecutePythonToolArgs; value: ExecutePythonValue };
+    install_python_package: { args: { package: string }; value: { installed: string[]; packages: PackageInfo[] } };
+    list_python_packages: { args: Record<string, never>; value: { packages: PackageInfo[]; status: PythonStatus } };
+    list_skills: { args: Record<string, never>; value: { skills: { namespace: string; tools: string[] }[]; index: string } };
+    read_skill: { args: { namespace: string }; value: { namespace: string; markdown: string } };
+  }
 }

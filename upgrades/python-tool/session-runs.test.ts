@@ -47,10 +47,10 @@ before(() => primeSnapshot());
 after(() => runtime.dispose());
 
 /** The run's value, or its error as text. */
-const valueOf = (r: Awaited<ReturnType<typeof python.executePython>>) => (r.ok ? r.value : `${r.error.type}: ${r.error.message}`);
+const valueOrError = (r: Awaited<ReturnType<typeof python.executePython>>) => (r.ok ? r.value : `${r.error.type}: ${r.error.message}`);
 
 test("a session's first run does not start the shared runtime", async () => {
-  assert.equal(valueOf(await python.executePython({ code: '6 * 7', session: 'A' })), 42);
+  assert.equal(valueOrError(await python.executePython({ code: '6 * 7', session: 'A' })), 42);
   assert.equal(runtime.getState().status, 'idle', 'the shared runtime (runs without a session) was left unstarted');
 });
 
@@ -59,21 +59,21 @@ test("a session's run completes while the shared runtime is busy with a run of i
   await gates.gate.entered;
   // Before, every run first asked the shared runtime whether it was ready, and that question
   // waited behind the shared run: the session's run could not finish until the gate opened.
-  const first = await settled(python.executePython({ code: '2 + 2', session: 'A' }).then(valueOf));
+  const first = await settled(python.executePython({ code: '2 + 2', session: 'A' }).then(valueOrError));
   gates.gate.open();
   assert.equal(first, 4, 'the session run finished while the shared run was blocked on the gate');
-  assert.equal(valueOf(await shared), 'opened');
+  assert.equal(valueOrError(await shared), 'opened');
 });
 
 test("a tool registered while the shared runtime is busy reaches a session's run without waiting for it", async () => {
   const shared = python.executePython({ code: 'call_tool("hold")' });
   await gates.hold.entered;
   runner.registerTools([decl('extra')], () => 'extra answered');
-  const first = await settled(python.executePython({ code: 'from tools.test_kit import extra\nextra()', session: 'A' }).then(valueOf));
+  const first = await settled(python.executePython({ code: 'from tools.test_kit import extra\nextra()', session: 'A' }).then(valueOrError));
   gates.hold.open();
   assert.equal(first, 'extra answered', 'the session run had the new tool module while the shared run was blocked');
-  assert.equal(valueOf(await shared), 'opened');
-  assert.equal(valueOf(await python.executePython({ code: 'from tools.test_kit import extra\nextra()' })), 'extra answered', 'the shared runtime got it too');
+  assert.equal(valueOrError(await shared), 'opened');
+  assert.equal(valueOrError(await python.executePython({ code: 'from tools.test_kit import extra\nextra()' })), 'extra answered', 'the shared runtime got it too');
 });
 
 test("a session's packages are its own runtime's: installed there, listed there", async () => {

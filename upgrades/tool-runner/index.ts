@@ -5,6 +5,9 @@ import { errorLine } from '../../src/kernel/errors.ts';
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import { createToolRunner } from './tool-runner.ts';
 
+/** Its options' schema: boot checks `config.ToolRunner` against it (docs/configuration.md lists them). */
+export { ToolRunnerConfigSchema as configSchema } from './config.ts';
+
 /** ToolRunner: the one place every tool call goes through. */
 export const metadata: UpgradeMetadata = {
   id: 'ToolRunner',
@@ -34,7 +37,8 @@ export const factory: UpgradeModule<ToolRunnerApi>['factory'] = (_deps, ctx) => 
     api: createToolRunner({
       bus: ctx.bus,
       persona: ctx.persona,
-      defaultTimeoutMs: typeof ctx.config.defaultTimeoutMs === 'number' ? ctx.config.defaultTimeoutMs : undefined,
+      // Read like every upgrade's options: a value that is there but unusable fails the module, naming it.
+      defaultTimeoutMs: ctx.configNumber('defaultTimeoutMs', 30_000),
       missingTool: (name) => missing.get(name),
     }),
     dispose: () => subs.forEach((s) => s.dispose()),

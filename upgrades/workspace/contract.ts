@@ -68,3 +68,32 @@ export interface SystemArea {
   /** Deletes `path`; resolves to whether it existed, once durable. */
   delete(path: string): Promise<boolean>;
 }
+
+/** What `read_file` answers. */
+export interface ReadFileValue extends FileInfo {
+  encoding: 'utf8' | 'base64';
+  /** The text, or base64 when `encoding` is `base64`. */
+  content: string;
+}
+
+/** What `list_files` answers. */
+export interface ListFilesValue {
+  files: FileInfo[];
+  count: number;
+  totalBytes: number;
+}
+
+declare module '../../src/kernel/services.ts' {
+  interface ArmatureServices {
+    Workspace: WorkspaceApi;
+  }
+}
+
+declare module '../../src/kernel/tool-contract.ts' {
+  interface ArmatureToolMap {
+    read_file: { args: { path: string; encoding?: 'utf8' | 'base64' }; value: ReadFileValue };
+    write_file: { args: { path: string; content: string; encoding?: 'utf8' | 'base64' }; value: FileInfo & { created: boolean } };
+    list_files: { args: { prefix?: string }; value: ListFilesValue };
+    delete_file: { args: { path: string }; value: { path: string; deleted: true } };
+  }
+}

@@ -3,6 +3,9 @@ import { createWorkspace, workspaceTools, type WorkspaceApi } from './workspace.
 
 export type { FileInfo, WorkspaceApi } from './workspace.ts';
 
+/** Its options' schema: boot checks `config.Workspace` against it (docs/configuration.md lists them). */
+export { WorkspaceConfigSchema as configSchema } from './config.ts';
+
 /** Workspace: the agent's durable file system. */
 export const metadata: UpgradeMetadata = {
   id: 'Workspace',

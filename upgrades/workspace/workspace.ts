@@ -3,10 +3,10 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import { fromBase64, toBase64, tryDecodeUtf8 } from './encoding.ts';
 import { InvalidPathError, normalizePath } from './paths.ts';
-import type { FileInfo, SystemArea, WorkspaceApi } from './contract.ts';
+import type { FileInfo, ListFilesValue, ReadFileValue, SystemArea, WorkspaceApi } from './contract.ts';
 import { createSystemArea, isSystemPath, SYSTEM_FOLDER } from './system-area.ts';
 
-export type { FileInfo, WorkspaceApi } from './contract.ts';
+export type { FileInfo, ListFilesValue, ReadFileValue, WorkspaceApi } from './contract.ts';
 
 /** Options of {@link createWorkspace}. */
 export interface WorkspaceOptions {
@@ -245,7 +245,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
 /** Tool handlers over a workspace: `read_file`, `write_file`, `list_files`, `delete_file`. */
 export function workspaceTools(ws: WorkspaceApi) {
   return {
-    read_file: async (args: Record<string, unknown>) => {
+    read_file: async (args: Record<string, unknown>): Promise<ReadFileValue> => {
       const path = normalizePath(args.path);
       const data = ws.read(path);
       const meta = ws.stat(path)!;
@@ -257,7 +257,7 @@ export function workspaceTools(ws: WorkspaceApi) {
       const data = args.encoding === 'base64' ? fromBase64(content) : content;
       return ws.write(String(args.path), data);
     },
-    list_files: async (args: Record<string, unknown>) => {
+    list_files: async (args: Record<string, unknown>): Promise<ListFilesValue> => {
       const files = ws.list(typeof args.prefix === 'string' ? args.prefix : undefined);
       return { files, count: files.length, totalBytes: files.reduce((n, f) => n + f.size, 0) };
     },
@@ -266,7 +266,7 @@ export function workspaceTools(ws: WorkspaceApi) {
       if (!(await ws.delete(path))) {
         throw new ArmatureError('FILE_NOT_FOUND', `[workspace] no file ${JSON.stringify(path)}`, { hint: 'List the files with list_files.' });
       }
-      return { path, deleted: true };
+      return { path, deleted: true as const };
     },
   };
 }

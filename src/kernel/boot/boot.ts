@@ -7,6 +7,8 @@ import type { Persona } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
 import { defaultPlatform } from '../../platform/detect.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { ArmatureServices, ServiceId } from '../services.ts';
+import { checkConfigIds, type ArmatureConfig, type BootConfig } from '../config-schema.ts';
 
 /** Options of {@link boot}. */
 export interface BootOptions {
@@ -14,10 +16,24 @@ export interface BootOptions {
   persona?: string;
   /** Node: where persistent data lives. Default: `.armature` in the current directory. */
   dataDir?: string;
+  /**
+   * Node: a folder of your own, read beside the package's: its `modules/upgrades.json`,
+   * `modules/tools-read.json`, `modules/tools-write.json`, `modules/personas/*.json`,
+   * `blueprints/*.md` and the `upgrades/<folder>/` they name (`armature init DIR` writes one). Its
+   * ids must differ from the package's. In a browser the server decides (`startServer({ root })`).
+   * Ignored when `platform` is given. Default: none.
+   */
+  root?: string;
   /** Platform adapters. Default: detected (Node files, or browser IndexedDB + server snapshot). */
   platform?: Platform;
-  /** Per-upgrade options by upgrade id, handed to each factory as `context.config`. Default: `{}`. */
-  config?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /**
+   * Per-upgrade options by upgrade id, handed to each factory as `context.config`, typed per
+   * upgrade ({@link ArmatureConfig}) and checked at boot against its schema: an id no manifest
+   * registers rejects the boot, an unknown option or a value an upgrade cannot take fails that
+   * upgrade (`INVALID_CONFIG`, naming the key and what it takes). docs/configuration.md lists them.
+   * Default: `{}`.
+   */
+  config?: BootConfig;
   /** How many recent events the bus keeps. Default: 500. */
   historySize?: number;
   /** The bus to use (e.g. one a page created before booting). Default: a new one. */
@@ -55,7 +71,12 @@ export interface ArmatureSystem {
   modules: ModuleReport[];
   /** The ToolRunner API (calls fail with `TOOL_RUNNER_UNAVAILABLE` if it did not load). */
   tools: ToolRunnerApi;
-  /** Resolves a loaded module's API by id. */
+  /**
+   * Resolves a loaded module's API by id: typed for the ids of {@link ArmatureServices}
+   * (`resolve('Workspace')` is a `WorkspaceApi`), `unknown` (or the type you name) for others.
+   * Rejects when the module is not loaded.
+   */
+  resolve<K extends ServiceId>(id: K): Promise<ArmatureServices[K]>;
   resolve<T = unknown>(id: string): Promise<T>;
   /** Disposes every module, dependents first. */
   dispose(): Promise<void>;
@@ -70,12 +91,14 @@ export interface ArmatureSystem {
  */
 export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   const t0 = performance.now();
-  const platform = options.platform ?? (await defaultPlatform({ dataDir: options.dataDir }));
+  const platform = options.platform ?? (await defaultPlatform({ dataDir: options.dataDir, root: options.root }));
   const bus = options.bus ?? createEventBus({ historySize: options.historySize });
   if (options.bus && options.historySize !== undefined) bus.setHistorySize(options.historySize);
   const manifests = await readManifests(platform.project);
   // A copy: an overlay changes the persona in force, never the file's as read.
   const persona = structuredClone(findPersona(manifests, options.persona ?? 'default'));
+  const config = (options.config ?? {}) as Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  checkConfigIds(config, manifests.upgrades.keys());
   bus.reserveEventPrefixes(reservedEventPrefixes(manifests));
   const safe = options.safe ?? false;
   const root = new Container();
@@ -85,7 +108,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     bus,
     platform,
     container: root,
-    config: options.config,
+    config,
     importer: options.importer,
     safe,
   });
@@ -107,7 +130,7 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     platform,
     modules: loaded.reports,
     tools,
-    resolve: (id) => loaded.container.resolve(id),
+    resolve: ((id: string) => loaded.container.resolve(id)) as ArmatureSystem['resolve'],
     dispose,
     [Symbol.asyncDispose]: dispose,
   };
@@ -123,7 +146,7 @@ function unavailableRunner(persona: Persona, reports: ModuleReport[]): ToolRunne
       throw new ArmatureError('TOOL_RUNNER_UNAVAILABLE', message);
     },
     async executeTool() {
-      return { ok: false, error: { code: 'TOOL_RUNNER_UNAVAILABLE', message }, durationMs: 0 };
+      return { ok: false as const, error: { code: 'TOOL_RUNNER_UNAVAILABLE', message }, durationMs: 0 };
     },
     getToolDeclarations: () => [],
     hasTool: () => false,

@@ -27,7 +27,7 @@ export interface EarlyStartOptions {
   /** Per-upgrade options by upgrade id, as the factories get them. Default: `{}`. */
   config?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Imports an early start's module by its path. */
-  importer(path: string): Promise<unknown>;
+  importer(path: string, base?: string): Promise<unknown>;
 }
 
 /** The early starts of one boot. */
@@ -50,12 +50,13 @@ export async function startEarly(ids: readonly string[], options: EarlyStartOpti
   };
   const started = Promise.all(
     ids.map(async (id) => {
-      const path = manifests.upgrades.get(id)?.earlyStart;
+      const entry = manifests.upgrades.get(id);
+      const path = entry?.earlyStart;
       if (path === undefined) return;
       const controller = new AbortController();
       controllers.set(id, controller);
       try {
-        const mod = await options.importer(path);
+        const mod = await options.importer(path, entry!.base);
         if (typeof (mod as Partial<EarlyStartModule> | undefined)?.earlyStart !== 'function') {
           throw new ArmatureError('INVALID_EARLY_START', `${path} exports no function "earlyStart(context)": export one there, or remove "earlyStart" from the upgrade's entry in modules/upgrades.json`);
         }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { boot } from './boot.ts';
+import type { BootConfig } from '../config-schema.ts';
 import { ArmatureError } from '../errors.ts';
 import { createEventBus, type AnyEventRecord } from '../event-bus.ts';
 import type { EarlyStartContext, EarlyStartModule, UpgradeMetadata, UpgradeModule } from '../upgrade.ts';
@@ -280,7 +281,8 @@ test('early starts are called before any entry is imported, for the upgrades the
     ],
     { personaUpgrades: ['ToolRunner', 'Plain', 'Warm'] },
   );
-  const config = { Warm: { level: 3 }, Cold: { level: 9 }, Plain: { level: 1 } };
+  // Upgrades of this test alone: their options are not in the typed map.
+  const config = { Warm: { level: 3 }, Cold: { level: 9 }, Plain: { level: 1 } } as BootConfig;
   const sys = await boot({ platform, config, importer: (path) => (log.push(`import ${path}`), importer(path)) });
   assert.deepEqual(sys.modules.map((m) => [m.id, m.state]), [['ToolRunner', 'loaded'], ['Plain', 'loaded'], ['Warm', 'loaded']]);
   assert.deepEqual(log.slice(0, 3), ['import upgrades/warm/early-start.ts', 'early Warm', 'import upgrades/tool-runner/index.ts']);

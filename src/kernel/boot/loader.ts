@@ -1,5 +1,6 @@
 import { configNumber } from '../config-number.ts';
-import { Container } from '../container.ts';
+import { checkConfig } from '../config-schema.ts';
+import type { Container } from '../container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
 import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from '../errors.ts';
@@ -12,22 +13,59 @@ import type { EarlyStartModule, ModuleParts, UpgradeContext, UpgradeMetadata, Up
 import type { Platform } from '../../platform/platform.ts';
 
 /**
- * Imports a module of an upgrade by its path in `modules/upgrades.json`: its `entry`
- * (`upgrades/<folder>/index.ts`) or its `earlyStart` (`upgrades/<folder>/early-start.ts`).
+ * Imports a module of an upgrade by its path in a `modules/upgrades.json`: its `entry`
+ * (`upgrades/<folder>/index.ts`) or its `earlyStart` (`upgrades/<folder>/early-start.ts`). `base` is
+ * set for an upgrade of a user's root: the URL its paths are relative to.
  */
-export type UpgradeImporter = (path: string) => Promise<UpgradeModule | EarlyStartModule>;
+export type UpgradeImporter = (path: string, base?: string) => Promise<UpgradeModule | EarlyStartModule>;
 
 /**
- * Default importer: one template-literal import per kind of module, which Node/tsx and the
- * browser resolve at run time and esbuild turns into a map of every `upgrades/<folder>/index.ts`
- * (and `early-start.ts`) when bundling.
+ * Default importer: the package's own upgrades through one template-literal import per kind of
+ * module, which Node/tsx and the browser resolve at run time and esbuild turns into a map of every
+ * `upgrades/<folder>/index.ts` (and `early-start.ts`) when bundling; a root's upgrades by URL, as
+ * the files they are (JavaScript; TypeScript only where a loader for it runs, such as tsx).
  */
-export const importUpgrade: UpgradeImporter = async (path) => {
+export const importUpgrade: UpgradeImporter = async (path, base) => {
+  if (base !== undefined) return importFromRoot(path, base);
   const [, folder, name] = /^upgrades\/([a-z0-9-]+)\/(index|early-start)\.ts$/.exec(path) ?? [];
   if (!folder) throw new ArmatureError('INVALID_ENTRY', `[import] ${JSON.stringify(path)} is not of the form "upgrades/<folder>/index.ts" (or "upgrades/<folder>/early-start.ts")`);
-  if (name === 'early-start') return (await import(`../../../upgrades/${folder}/early-start.ts`)) as EarlyStartModule;
-  return (await import(`../../../upgrades/${folder}/index.ts`)) as UpgradeModule;
+  try {
+    if (name === 'early-start') return (await import(`../../../upgrades/${folder}/early-start.ts`)) as EarlyStartModule;
+    return (await import(`../../../upgrades/${folder}/index.ts`)) as UpgradeModule;
+  } catch (e) {
+    throw notInBundle(e, path) ?? e;
+  }
 };
+
+/** A module of a root's upgrade, by URL; TypeScript where nothing can load it is explained. */
+async function importFromRoot(path: string, base: string): Promise<UpgradeModule | EarlyStartModule> {
+  const url = new URL(path, base).href;
+  try {
+    return (await import(/* @vite-ignore */ url)) as UpgradeModule | EarlyStartModule;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION' && path.endsWith('.ts')) {
+      throw new ArmatureError('TYPESCRIPT_UNLOADABLE', `[import] ${url} is TypeScript, which this Node cannot import as is`, {
+        cause: e,
+        hint: `Write it in JavaScript (${path.replace(/\.ts$/, '.js')}, with JSDoc types if you like), compile it, or run node with a TypeScript loader (node --import tsx ...).`,
+      });
+    }
+    throw e;
+  }
+}
+
+/**
+ * The error of a bundle (the dashboard's, esbuild's map of `upgrades/<folder>/...` imports) that
+ * was built before the upgrade at `path` existed — esbuild says only "Module not found in bundle" —
+ * said with what to do; `undefined` for any other error.
+ */
+export function notInBundle(error: unknown, path: string): ArmatureError | undefined {
+  if (!/Module not found in bundle/.test((error as Error)?.message ?? '')) return undefined;
+  return new ArmatureError(
+    'NOT_IN_BUNDLE',
+    `[import] ${path} is not in this page's bundle: the bundle was built before the upgrade was added. Reload the page: npm start (armature start in a checkout) rebuilds the dashboard when a file changes, a new upgrade included. A dashboard served from an installed package is prebuilt: serve a checkout with npm start, or bundle your own page again.`,
+    { details: { path, error: (error as Error).message } },
+  );
+}
 
 /** What the loader reports about one module. */
 export interface ModuleReport {
@@ -178,7 +216,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       const entry = manifests.upgrades.get(id)!;
       const t0 = now();
       try {
-        const mod = (await importer(entry.entry)) as UpgradeModule;
+        const mod = (await importer(entry.entry, entry.base)) as UpgradeModule;
         checkMetadata(entry, mod);
         metadata.set(id, mod.metadata);
         return { entry, mod };
@@ -199,8 +237,9 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
       optionalDependencies: entry.optionalDependencies,
       factory: async (deps) => {
         if ('error' in m) throw m.error;
-        const scope = bus.scope(entry.id);
         const config = options.config?.[entry.id] ?? {};
+        if (m.mod.configSchema) checkConfig(entry.id, m.mod.configSchema, config);
+        const scope = bus.scope(entry.id);
         const instance = await m.mod.factory(deps, {
           bus: scope,
           persona,
@@ -274,7 +313,7 @@ export function orderByDependencies(ids: readonly string[], manifests: Manifests
 }
 
 function checkMetadata(entry: UpgradeEntry, mod: UpgradeModule): void {
-  const where = `${entry.entry}`;
+  const where = entry.base === undefined ? entry.entry : new URL(entry.entry, entry.base).href;
   if (!mod || typeof mod !== 'object' || !mod.metadata || typeof mod.factory !== 'function') {
     throw new ArmatureError('INVALID_UPGRADE', `[import] ${where} must export "metadata" and "factory(deps, context)"`);
   }

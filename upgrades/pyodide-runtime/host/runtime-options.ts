@@ -83,12 +83,18 @@ export interface PyodideRuntimeOptions extends PoolOptions {
    * globals were lost. At least 64. Default: 4096.
    */
   maxHeapMb?: number;
-  /** Worker script URL. Default: the sources' `worker/main.ts` or the built `pyodide-worker.js` (`pyodideWorkerScript` in `src/platform/package-layout.ts`); bundles pass their own. */
+  /**
+   * Worker script URL. Default: the sources' `worker/main.ts`; built, in Node the `pyodide-worker.js`
+   * beside the code, in a browser `/__armature/pyodide-worker.js` on the page's origin (served by
+   * `armature/server`'s middleware, `startServer` and the Vite plugin). See `pyodideWorkerScript`
+   * in `src/platform/package-layout.ts`.
+   */
   workerUrl?: string | URL;
   /**
    * Where Pyodide's own files are (`pyodide.asm.wasm`, `python_stdlib.zip`, `pyodide-lock.json`),
    * with a trailing slash. Default: in Node the folder of the installed `pyodide` package; in a
-   * browser `/node_modules/pyodide/` on the page's origin.
+   * browser `/pyodide/` on the page's origin (where `armature/server`'s middleware, `startServer`
+   * and the Vite plugin serve the installed package).
    */
   indexURL?: string;
   /** Base URL holding the pinned version's `pyodide-lock.json` and wheels. Default: {@link DEFAULT_PACKAGE_INDEX}. */

@@ -2,7 +2,7 @@
  * One small adapter over the two kinds of worker: a `worker_threads` Worker in Node and a module
  * Web Worker in the browser. Node-only modules are imported lazily, so browser bundles never load them.
  */
-import { pyodideWorkerScript } from '../../../src/platform/package-layout.ts';
+import { PYODIDE_FILES_PATH, PYODIDE_WORKER_PATH, pyodideWorkerScript } from '../../../src/platform/package-layout.ts';
 import { secretId } from '../protocol/ids.ts';
 
 /** What the runtime needs from a worker. */
@@ -117,7 +117,12 @@ export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
     onError: (h) =>
       w.addEventListener('error', (e) => {
         e.preventDefault();
-        h(new Error(e.message || 'the Pyodide worker failed to start (check the worker URL and the console)'));
+        h(
+          new Error(
+            e.message ||
+              `the Pyodide worker ${String(url ?? pyodideWorkerScript)} failed to start: serve it (armature/server's armatureMiddleware or pyodideWorkerMiddleware, startServer, or the Vite plugin armature/vite serve it at ${PYODIDE_WORKER_PATH}) or pass config.PyodideRuntime.workerUrl; the browser console says more`,
+          ),
+        );
       }),
     onExit: (h) => exitHandlers.push(h),
     terminate: async () => {
@@ -130,12 +135,16 @@ export async function spawnWorker(url?: string | URL): Promise<WorkerHandle> {
   };
 }
 
-/** Default `indexURL`: the installed npm package (Node: its folder; browser: as the test/dev server serves node_modules). */
+/**
+ * Default `indexURL`: the installed npm package — in Node its folder; in a browser
+ * `PYODIDE_FILES_PATH` (`/pyodide/`) on the page's origin, where `armature/server`'s middleware,
+ * `startServer` and the Vite plugin serve it.
+ */
 export async function defaultIndexURL(): Promise<string> {
   if (inNode()) {
     const { createRequire } = await import('node:module');
     const { dirname } = await import('node:path');
     return `${dirname(createRequire(import.meta.url).resolve('pyodide/package.json'))}/`;
   }
-  return new URL('/node_modules/pyodide/', location.href).href;
+  return new URL(PYODIDE_FILES_PATH, location.href).href;
 }

@@ -103,6 +103,7 @@ export function createRuntimePool(o: ResolvedPoolOptions, create: (host: Runtime
           const notice = m.notice;
           m.notice = undefined;
           const r = await m.rt.execute(code, { ...rest, runId });
+          runtimes.runs++;
           return notice ? { ...r, notice: r.notice ? `${notice} ${r.notice}` : notice } : r;
         },
         (r): ExecuteResult => {

@@ -51,6 +51,8 @@ export class SessionRuntimes {
   private handler: { h: ToolCallHandler | undefined; observe?: (call: BridgeCall) => void } | undefined;
   private readonly queue: PoolQueue<Member>;
   private disposed = false;
+  /** Runs finished on session runtimes (the shared runtime counts its own). */
+  runs = 0;
 
   constructor(
     private readonly o: ResolvedPoolOptions,
@@ -74,6 +76,7 @@ export class SessionRuntimes {
       sessions: this.sessions.size,
       queued: this.queue.length,
       queueLimit: this.o.queueLimit,
+      runs: this.runs,
     };
   }
 

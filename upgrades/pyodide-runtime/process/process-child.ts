@@ -25,13 +25,15 @@ import { spawnWorkerEarly } from '../host/worker-handle.ts';
 // Started with its worker's script and Pyodide's folder (see `process-link.ts`): the worker starts,
 // and loads Pyodide's JavaScript, while the host boots and sends the options; the runtime takes it.
 const [workerUrl, indexURL] = process.argv.slice(2);
-if (workerUrl && indexURL) spawnWorkerEarly(workerUrl, { indexURL, confine: true });
+// Its failure is the runtime's to report when it takes the worker (spawnWorkerEarly keeps a handler on it).
+if (workerUrl && indexURL) void spawnWorkerEarly(workerUrl, { indexURL, confine: true });
 
 const channel = new Socket({ fd: 3, readable: true, writable: true });
 /** The pipe the Pyodide worker itself reads and writes for `call_tool` (never read or written here). */
 const TOOL_PIPE_FD = 4;
 // Opening it as a socket (neither read nor written) makes the descriptor non-blocking, so the
 // worker can spin on it before sleeping (see ToolPipeClient); kept referenced so it stays open.
+// biome-ignore lint/correctness/noUnusedVariables: held, never used: the descriptor must stay open
 const toolPipeHold = new Socket({ fd: TOOL_PIPE_FD, readable: false, writable: false });
 /** Set and notified when the host says an answer waits in the pipe for a worker that went to sleep. */
 const toolPipeWake = new SharedArrayBuffer(4);

@@ -124,7 +124,7 @@ export function startPythonChildEarly(o: PythonChildOptions, unclaimedMs = EARLY
 export async function startPythonChild(o: PythonChildOptions): Promise<StartedChild> {
   const key = launchKey(o);
   const early = earlyChildren.get(key);
-  if (early) {
+  if (early !== undefined) {
     earlyChildren.delete(key);
     const s = await early.catch(() => undefined);
     if (s && !s.child.ended) return s;

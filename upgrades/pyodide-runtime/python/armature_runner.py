@@ -3,6 +3,7 @@ import ast
 import linecache
 import sys
 import traceback
+from textwrap import dedent
 
 from pyodide.code import CodeRunner
 
@@ -91,6 +92,18 @@ _AST_ONLY = ast.PyCF_ONLY_AST
 FAST = True
 
 
+_SPACE = (" ", "\t", "\n", "\r")
+
+
+def _dedented(code):
+    """Code indented as a whole (models often send a block cut from a longer message) without its
+    common indentation, as Pyodide's eval_code and CodeRunner take it; line numbers stay. Only code
+    whose first line with text starts with whitespace can have any, so the rest skips the work."""
+    if code[:1] not in _SPACE:
+        return code
+    return dedent(code) if code.lstrip("\r\n")[:1] in _SPACE else code
+
+
 def _register(code):
     """A fresh file name for a run, registered with linecache, so tracebacks show source lines
     even for functions defined in earlier runs."""
@@ -138,6 +151,7 @@ def _code_runner(code, filename):
 def run(code, force_async):
     """(ok, value_or_error, is_async_awaitable). Never raises."""
     try:
+        code = _dedented(code)
         filename, lines = _register(code)
         fast = _compile_fast(code, filename, lines) if FAST else None
         runner = _code_runner(code, filename) if fast is None else None

@@ -1,7 +1,12 @@
-import { ArmatureError } from '../../src/kernel/errors.ts';
-import type { Persona, ToolDeclaration } from '../../src/kernel/manifest-schemas.ts';
-import type { ToolResult } from '../../src/kernel/tool-contract.ts';
-import type { ToolMode } from '../../src/contracts/agent-contract.ts';
+/**
+ * The tools an agent offers a model, the system prompts that go with them, and the result a model
+ * is given back: shared by the Agent upgrade and `armature/ai-sdk`, so both offer the same tools
+ * the same way.
+ */
+import { ArmatureError } from '../kernel/errors.ts';
+import type { Persona, ToolDeclaration } from '../kernel/manifest-schemas.ts';
+import type { ToolResult } from '../kernel/tool-contract.ts';
+import type { ToolMode } from './agent-contract.ts';
 
 /** The tools code mode offers the model; every other tool is called from Python. */
 export const CODE_MODE_TOOLS = ['execute_python', 'list_skills', 'read_skill'] as const;

@@ -10,7 +10,7 @@ import type { PoolModules } from './pool-modules.ts';
 import type { ResolvedPoolOptions } from './pool-options.ts';
 import { PoolQueue } from './pool-queue.ts';
 import { disposedWhileWaiting, invalidSession, poolDisposed, type Refusal } from './pool-refusals.ts';
-import type { BridgeCall, RuntimeCore, RuntimeHost, ToolCallHandler } from '../host/runtime-types.ts';
+import type { BridgeCall, RuntimeCore, ToolCallHandler } from '../host/runtime-types.ts';
 
 /** One runtime of the pool: a warm spare, or the runtime of one session. */
 export interface Member {

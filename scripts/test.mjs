@@ -69,6 +69,9 @@ if (!onlyBrowser) {
   const code = await run(process.execPath, [
     '--import', sourceHooks,
     '--test',
+    // A safety net, not a clock for behaviour: a test stuck for 15 minutes fails instead of holding the run.
+    // (Not --test-force-exit: it cuts the TAP file short, losing the counts below. Tests stop what they start.)
+    '--test-timeout=900000',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     ...files,

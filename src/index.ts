@@ -60,8 +60,8 @@ export type {
 } from './contracts/change-contract.ts';
 export { layeredProjectFiles, projectLayers } from './platform/platform.ts';
 export type { BlobCache, FileStore, Platform, ProjectFiles, ProjectLayer, StoredFile } from './platform/platform.ts';
-export { createBrowserPlatform } from './platform/browser.ts';
-export type { BrowserPlatformOptions, ProjectSnapshot } from './platform/browser.ts';
+export { createBrowserPlatform } from './platform/browser/browser.ts';
+export type { BrowserPlatformOptions, ProjectSnapshot } from './platform/browser/browser.ts';
 export { AgentCodeError, createConfinedWorker, SandboxError } from './sandbox/index.ts';
 export type { CallOptions, Capability, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, NetworkPolicy, SandboxErrorCode } from './sandbox/index.ts';
 export type { ModuleParts } from './kernel/upgrade.ts';

@@ -1,9 +1,11 @@
 /**
  * How a run looks on the terminal: the assistant's text streamed to stdout, one line per tool call
  * (its Python output under it, its mark: ✓ / ✖ / ◌) to stderr, how it ended. What a model, a tool
- * or Python wrote reaches the terminal without control characters.
+ * or Python wrote reaches the terminal with its control characters shown, not obeyed
+ * ({@link terminalText}; `main` passes every write through it as well).
  */
 import { oneLine } from '../kernel/bounded.ts';
+import { terminalText } from './terminal/terminal-text.ts';
 import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import { changeOutcomeOf } from '../contracts/change-answer.ts';
 import type { Disposable } from '../kernel/lifecycle.ts';
@@ -16,8 +18,8 @@ export interface AgentCommandIo {
   write(stream: 'stdout' | 'stderr', text: string): void;
 }
 
-/** Untrusted text (a model's arguments, a tool's report) on one terminal line, control characters dropped. */
-const short = (v: unknown, n = 100) => oneLine(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''), n + 1).replace(/\s+/g, ' ');
+/** Untrusted text (a model's arguments, a tool's report) on one terminal line, its control characters shown. */
+const short = (v: unknown, n = 100) => oneLine(terminalText(typeof v === 'string' ? v : (JSON.stringify(v) ?? '')), n + 1).replace(/\s+/g, ' ');
 
 /**
  * The line a finished tool call gets: `✓` when it did what it was asked, `✖` with the error when
@@ -34,12 +36,6 @@ export function toolFinishedLine(p: { name: string; ok: boolean; durationMs: num
   if (change?.status === 'rejected') return `  ✖ ${p.name} rejected (change ${change.change}): ${short(change.report ?? 'its gate refused it', 160)} ${ms}`;
   if (change?.status === 'pending') return `  ◌ ${p.name} pending: change ${change.change} waits for a person (armature approve ${change.change}) ${ms}`;
   return `  ✓ ${p.name} ${change ? `${change.status} (change ${change.change})` : 'ok'} ${ms}`;
-}
-
-/** Untrusted text for a terminal, streamed: lines kept, every other control character dropped. */
-export function terminalText(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g, '');
 }
 
 /** What a followed run prints, and how it ends. */

@@ -7,7 +7,7 @@ import { closest } from '../kernel/suggest.ts';
 import { ArmatureError, describeError } from '../kernel/errors.ts';
 import { MissingPeerError } from '../kernel/optional-peer.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
-import { defaultPlatform } from '../platform/detect.ts';
+import { defaultPlatform } from '../platform/default/default-platform.ts';
 import { dashboardDir, fromSources } from '../platform/package-layout.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
 import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
@@ -20,12 +20,13 @@ import { RUNS_USAGE, runRunsCommand } from './runs-command.ts';
 import { recordedPersona } from './replay-command.ts';
 import { buildAndWatchDashboard } from './dashboard-build.ts';
 import { agentChangeLines } from './safe-mode.ts';
-import { checkOptionScope } from './option-scope.ts';
+import { checkOptionScope, initTimeoutOption } from './option-scope.ts';
 import { runPython } from './run-command.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { runInitCommand } from './init-command.ts';
 import { rootOption } from './root-option.ts';
-import { processIo, table, type CliIo } from './cli-io.ts';
+import { processIo, table, terminalIo, type CliIo } from './cli-io.ts';
+import { guardConsole } from './terminal/terminal-text.ts';
 
 const USAGE = `armature — runtime for tool-using LLM agents
 
@@ -62,6 +63,8 @@ Options:
   --timeout MS   run: stop Python after MS milliseconds (default 30000)
   --safe         boot only what the persona file in modules/ names: no agent-made tool, upgrade
                  or persona overlay is loaded (any command); boot lists them for review
+  --init-timeout MS  how long each upgrade's init may take at boot before it is marked failed and
+                 the boot goes on (default 2000; any command but start and init)
   --no-snapshot  start Python anew, without reading or writing the start-up snapshot
                  (kept in DIR/cache/pyodide-snapshot/; in the browser, in Cache Storage)
   --stats        prompt: compare its size with the full JSON schemas of the same tools
@@ -103,6 +106,7 @@ const OPTIONS = {
   approve: { type: 'boolean', default: false },
   'no-snapshot': { type: 'boolean', default: false },
   safe: { type: 'boolean', default: false },
+  'init-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -121,8 +125,22 @@ function didYouMean(value: string, names: readonly string[]): string {
   return near.length ? `; did you mean ${near.map((n) => quote(n)).join(' or ')}?` : '';
 }
 
-/** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
+/**
+ * Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. What it
+ * prints — its own text, an agent's, a model's or Python's, and what upgrades log with `console`
+ * meanwhile — reaches `io` with control characters shown, not obeyed (`terminal/terminal-text.ts`).
+ */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const safe = terminalIo(io);
+  const restoreConsole = guardConsole(safe);
+  try {
+    return await command(argv, safe);
+  } finally {
+    restoreConsole();
+  }
+}
+
+async function command(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -163,8 +181,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     return 2;
   }
   let mcpServers: McpServers | undefined;
+  let initTimeoutMs: number | undefined;
   try {
     checkOptionScope(command, values);
+    initTimeoutMs = initTimeoutOption(values['init-timeout']);
     if (values['mcp-config'] !== undefined) mcpServers = await readMcpConfig(values['mcp-config']);
     if (values.strict && values.format === undefined) throw new UsageError('--strict applies to tools --format: add --format NAME');
   } catch (e) {
@@ -210,6 +230,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       persona,
       platform,
       safe: values.safe,
+      ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
       config: { PyodideRuntime: python, ...(mcpServers ? { McpClient: { servers: mcpServers } } : {}) },
     });
   } catch (e) {

@@ -4,6 +4,7 @@
  * ran nothing — so they are refused there as bad usage, naming the commands they belong to.
  * (Whether `--strict` comes with `--format`, and the `mcp` options with `--http`, is checked where they are used.)
  */
+import { MAX_TIMER_MS } from '../kernel/bounded.ts';
 import { UsageError } from './usage-error.ts';
 
 /** Each scoped option (as parseArgs names it), how it is spelt, and where it applies. */
@@ -24,6 +25,8 @@ const SCOPES: readonly { option: string; flag: string; commands: readonly string
   { option: 'record', flag: '--record', commands: ['agent'], where: 'agent' },
   { option: 'replay', flag: '--replay', commands: ['agent'], where: 'agent' },
   { option: 'approve', flag: '--approve', commands: ['agent'], where: 'agent --replay' },
+  // The dashboard boots in the page, which takes no init limit from the command line.
+  { option: 'init-timeout', flag: '--init-timeout', commands: ['boot', 'tools', 'call', 'run', 'prompt', 'mcp', 'agent', 'runs', 'changes', 'approve', 'reject'], where: 'every command but start and init' },
 ];
 
 /** Throws a {@link UsageError} for the first option given to a command it does not apply to. */
@@ -33,4 +36,12 @@ export function checkOptionScope(command: string, values: Readonly<Record<string
     if (value === undefined || value === false || s.commands.includes(command)) continue;
     throw new UsageError(`${s.flag} applies to ${s.where}, not to ${command}: leave it out`);
   }
+}
+
+/** `--init-timeout MS` as a number of milliseconds (`undefined` when not given); throws a {@link UsageError} for anything else. */
+export function initTimeoutOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || ms < 1 || ms > MAX_TIMER_MS) throw new UsageError(`--init-timeout takes a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${JSON.stringify(value)}`);
+  return ms;
 }

@@ -18,7 +18,8 @@ import type { AgentApi, Recording, RecordingSink, RunResult } from '../contracts
 import type { ProjectFiles } from '../platform/platform.ts';
 import { parseRecording, recordingPaths } from '../contracts/recording-format.ts';
 import type { AgentArgs } from './agent-args.ts';
-import { followRuns, stoppable, terminalText, type AgentCommandIo } from './agent-follow.ts';
+import { followRuns, stoppable, type AgentCommandIo } from './agent-follow.ts';
+import { terminalText } from './terminal/terminal-text.ts';
 
 /**
  * The persona a recording was made with, read before boot as the Agent will find it (a file from

@@ -28,7 +28,7 @@ export async function runPython(sys: ArmatureSystem, rest: string[], values: { c
       if (!io.isTTY || values.json) return;
       const width = 30;
       const filled = Math.round((p.percent / 100) * width);
-      io.write('stderr', `\r${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.round(p.percent)).padStart(3)}% ${p.stage.padEnd(8)}${p.stage === 'ready' ? '\n' : ''}`);
+      (io.control ?? io.write)('stderr', `\r${'█'.repeat(filled)}${'░'.repeat(width - filled)} ${String(Math.round(p.percent)).padStart(3)}% ${p.stage.padEnd(8)}${p.stage === 'ready' ? '\n' : ''}`);
     }),
   ];
   if (!values.json) {

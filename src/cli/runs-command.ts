@@ -9,6 +9,7 @@ import type { ArmatureSystem } from '../kernel/boot/boot.ts';
 import type { AgentApi, RunSummary, TranscriptEntry } from '../contracts/agent-contract.ts';
 import { toolFinishedLine } from './agent-follow.ts';
 import { table, type CliIo } from './cli-io.ts';
+import { terminalText } from './terminal/terminal-text.ts';
 import { missingUpgrade } from './needed-upgrade.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -46,7 +47,7 @@ export async function runRunsCommand(sys: ArmatureSystem, rest: readonly string[
 }
 
 function row(r: RunSummary): string[] {
-  return [r.runId, when(r.updatedAt), String(r.turns), String(r.steps), `${r.usage.inputTokens}/${r.usage.outputTokens}`, r.reason, oneLine(r.goal, 60)];
+  return [r.runId, when(r.updatedAt), String(r.turns), String(r.steps), `${r.usage.inputTokens}/${r.usage.outputTokens}`, r.reason, oneLine(plain(r.goal), 60)];
 }
 
 /** `armature runs show RUN`. */
@@ -71,7 +72,7 @@ function show(agent: AgentApi, runId: string, json: boolean, io: CliIo): number 
   return 0;
 }
 
-/** A transcript as terminal lines; what a model or a tool wrote loses its control characters. */
+/** A transcript as terminal lines; what a model or a tool wrote shows its control characters instead of acting on them. */
 export function transcriptLines(entries: readonly TranscriptEntry[]): string[] {
   const out: string[] = [];
   for (const e of entries) {
@@ -86,7 +87,7 @@ export function transcriptLines(entries: readonly TranscriptEntry[]): string[] {
       if (stdout) out.push(...plain(stdout).replace(/\n$/, '').split('\n').map((l) => `    │ ${l}`));
       out.push(toolFinishedLine({ name: e.name, ok: e.ok, durationMs: e.durationMs, result: e.result }));
     } else if (e.type === 'finished') {
-      if (e.error) out.push(`  ${e.reason === 'answered' ? '' : '✖ '}${oneLine(e.error.message, 300)}`);
+      if (e.error) out.push(`  ${e.reason === 'answered' ? '' : '✖ '}${oneLine(plain(e.error.message), 300)}`);
       out.push(`  [${e.reason} · ${e.steps} step${e.steps === 1 ? '' : 's'} · ${e.usage.inputTokens} in / ${e.usage.outputTokens} out tokens]`);
     }
   }
@@ -101,10 +102,9 @@ function pythonOutput(e: Extract<TranscriptEntry, { type: 'tool' }>): string {
   return typeof out === 'string' ? out : '';
 }
 
-/** Untrusted text for a terminal: lines kept, every other control character dropped. */
+/** Untrusted text for a terminal: lines kept, every other control character shown, not obeyed. */
 function plain(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g, '');
+  return terminalText(text.replace(/\r\n?/g, '\n'));
 }
 
 function when(ms: number): string {

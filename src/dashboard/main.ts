@@ -3,7 +3,7 @@ import { html, render } from 'lit';
 import { boot } from '../kernel/boot/boot.ts';
 import { createEventBus } from '../kernel/event-bus.ts';
 import { describeError } from '../kernel/errors.ts';
-import { createBrowserPlatform } from '../platform/browser.ts';
+import { createBrowserPlatform } from '../platform/browser/browser.ts';
 import type { McpServersInput } from '../kernel/mcp-servers.ts';
 import '../widgets/dashboard.ts';
 

@@ -90,6 +90,12 @@ export interface UpgradeContext {
   /** Reports parts this upgrade runs as modules of their own (see {@link ModuleParts}). */
   parts: ModuleParts;
   /**
+   * How long the init of part `part` (e.g. `upgrade:notes-index`) may take, in ms: the boot's
+   * `initTimeouts[part]`, else its `initTimeoutMs` (default 2000). An upgrade that starts parts
+   * bounds each one's init with it, as the kernel bounds the upgrade's own.
+   */
+  initTimeoutMs(part: string): number;
+  /**
    * Safe mode (`armature boot --safe`, the dashboard's `?safe`): only what the persona files in
    * `modules/` name runs; nothing an agent made is brought back into force at boot. Default: false.
    */
@@ -100,6 +106,12 @@ export interface UpgradeContext {
 export interface UpgradeInstance<Api = unknown> extends ModuleInstance<Api> {
   /** Handlers for the tools this upgrade implements, by tool name. Default: none. */
   tools?: Readonly<Record<string, ToolHandler>>;
+  /**
+   * How long its `init` may take at boot, in ms, for an upgrade whose init waits on work bounded
+   * by limits of its own (the McpClient's servers' start). The boot's `initTimeouts[id]` wins over
+   * it. Default: the boot's `initTimeoutMs` (2000).
+   */
+  initTimeoutMs?: number;
 }
 
 /** The shape of an upgrade's entry module (`upgrades/<folder>/index.ts`). */

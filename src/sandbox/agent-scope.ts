@@ -49,6 +49,12 @@ export function toWireError(e: unknown): WireError {
   }
 }
 
+/** The error a capability's failure becomes for the agent: its message and code, not the host's stack. */
+export function capabilityError(e: unknown): WireError {
+  const w = toWireError(e);
+  return w.code === undefined ? { name: w.name, message: w.message } : { name: w.name, message: w.message, code: w.code };
+}
+
 /** An Error for the agent, with a stable `code`. */
 function coded(message: string, code: string, name = 'Error'): Error {
   const e = name === 'TypeError' ? new TypeError(message) : new Error(message);
@@ -245,19 +251,33 @@ export function startAgentScope(host: ScopeHost, init: InitMessage): AgentScope 
       );
   };
 
-  const deliver = (name: string, payload: unknown) => {
+  /** Runs the handlers of one event; says `delivered` once each has returned and what it returned has settled (the host bounds that time). */
+  const deliver = (id: string, name: string, payload: unknown) => {
+    const failed = (e: unknown) => log('error', [`ctx.on(${JSON.stringify(name)}) handler failed:`, toWireError(e).message]);
+    const running: Promise<unknown>[] = [];
     for (const h of handlers.get(name) ?? []) {
       try {
         const r = h(payload);
-        if (isObject(r) && typeof r.then === 'function') (r as unknown as Promise<unknown>).then(undefined, (e) => log('error', [`ctx.on(${JSON.stringify(name)}) handler failed:`, toWireError(e).message]));
+        if (isObject(r) && typeof r.then === 'function') running.push(Promise.resolve(r as unknown as Promise<unknown>).then(undefined, failed));
       } catch (e) {
-        log('error', [`ctx.on(${JSON.stringify(name)}) handler failed:`, toWireError(e).message]);
+        failed(e);
       }
     }
+    const done = () => {
+      try {
+        host.post({ type: 'delivered', id });
+      } catch {
+        // Only a worker on its way out cannot send.
+      }
+    };
+    if (running.length) void Promise.all(running).then(done);
+    else done();
   };
 
   void (async () => {
     try {
+      // From here on the time is the agent's code's own (its top level), not the worker's start-up.
+      host.post({ type: 'loading', id: init.id });
       ns = (await host.load()) as Record<string, unknown>;
     } catch (e) {
       host.post({ type: 'load-failed', id: init.id, error: toWireError(e) });
@@ -281,7 +301,7 @@ export function startAgentScope(host: ScopeHost, init: InitMessage): AgentScope 
         case 'call':
           return ns ? call(msg.id, msg.path, msg.args) : answer(msg.id, { ok: false, error: { name: 'Error', message: 'the module is not loaded yet' } });
         case 'deliver':
-          return deliver(msg.name, msg.payload);
+          return deliver(msg.id, msg.name, msg.payload);
         case 'cap-result':
         case 'fetch-result': {
           const p = pending.get(msg.id);

@@ -12,7 +12,7 @@ import type { NetworkPolicy } from './protocol.ts';
 const CAPABILITY_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
 
 /** The limits' defaults (see {@link ConfinedWorkerLimits}). */
-const DEFAULTS = { memoryMb: 256, callTimeoutMs: 5000, maxMessageBytes: 8 * 1024 * 1024 };
+const DEFAULTS = { memoryMb: 256, callTimeoutMs: 5000, startTimeoutMs: 30_000, handlerTimeoutMs: 5000, maxMessageBytes: 8 * 1024 * 1024 };
 
 /** An `INVALID_OPTIONS` error. */
 export function invalid(message: string, hint?: string): SandboxError {
@@ -28,6 +28,7 @@ export interface CheckedOptions {
   limits: Required<ConfinedWorkerLimits>;
   onLog?: ConfinedWorkerOptions['onLog'];
   onRestart?: ConfinedWorkerOptions['onRestart'];
+  onStop?: ConfinedWorkerOptions['onStop'];
   workerUrl?: string | URL;
 }
 
@@ -55,8 +56,10 @@ export function checkOptions(options: ConfinedWorkerOptions): CheckedOptions {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw invalid(`${label}: limits.${key} must be a positive number, got ${quote(value)}`);
     limits[key as keyof typeof DEFAULTS] = Math.floor(value);
   }
-  const badTimeout = timeoutProblem(limits.callTimeoutMs, 'limits.callTimeoutMs');
-  if (badTimeout) throw invalid(`${label}: ${badTimeout}`);
+  for (const key of ['callTimeoutMs', 'startTimeoutMs', 'handlerTimeoutMs'] as const) {
+    const badTimeout = timeoutProblem(limits[key], `limits.${key}`);
+    if (badTimeout) throw invalid(`${label}: ${badTimeout}`);
+  }
   if (limits.memoryMb < 16) throw invalid(`${label}: limits.memoryMb must be at least 16, got ${limits.memoryMb}`);
   if (limits.maxMessageBytes < 1024) throw invalid(`${label}: limits.maxMessageBytes must be at least 1024, got ${limits.maxMessageBytes}`);
   return {
@@ -67,6 +70,7 @@ export function checkOptions(options: ConfinedWorkerOptions): CheckedOptions {
     limits,
     onLog: options.onLog,
     onRestart: options.onRestart,
+    onStop: options.onStop,
     workerUrl: options.workerUrl,
   };
 }

@@ -228,3 +228,37 @@ describe('faults in a confined worker in Chromium', () => {
     expect(await w.call(['big'], [3])).to.equal('xxx');
   });
 });
+
+describe('event handlers of a confined worker in Chromium', () => {
+  it('a handler that loops is stopped within its limit, not restarted; handlers that finish stop nothing', async () => {
+    const stops: string[] = [];
+    const w = await createConfinedWorker({
+      name: 'handlers',
+      source: `
+        let heard = 0;
+        export default {
+          init(ctx) {
+            ctx.on('quick', () => { heard++; });
+            ctx.on('later', async () => { await new Promise((r) => setTimeout(r, 50)); heard++; });
+            ctx.on('spin', () => { for (;;) {} });
+          },
+          heard: () => heard,
+        };`,
+      capabilities: {},
+      limits: { handlerTimeoutMs: 1500 },
+      onStop: (e) => stops.push(`${e.reason}: ${e.error.code}`),
+    });
+    await w.call(['init'], []);
+    while (!w.listens('spin')) await new Promise((r) => setTimeout(r, 20));
+    w.deliver('quick', {});
+    w.deliver('later', {});
+    while ((await w.call(['heard'], [])) !== 2) await new Promise((r) => setTimeout(r, 20));
+    w.deliver('spin', {});
+    while (!stops.length) await new Promise((r) => setTimeout(r, 50));
+    expect(stops).to.deep.equal(['handler-timeout: SANDBOX_HANDLER_TIMEOUT']);
+    const e = await w.call(['heard'], []).then(() => undefined, (x: Error & { code: string }) => x);
+    expect(e?.code).to.equal('SANDBOX_HANDLER_TIMEOUT');
+    expect(e?.message).to.match(/its handler of "spin" did not finish within 1500 ms; the worker was stopped/);
+    await w.terminate();
+  });
+});

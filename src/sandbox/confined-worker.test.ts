@@ -9,6 +9,7 @@ import { createConfinedWorker, type ConfinedWorker } from './index.ts';
 import { childPids, commandLine } from '../platform/linux-proc.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { attemptModule } from '../../test/helpers/escape-attempts.ts';
+import { until } from '../../test/helpers/until.ts';
 
 /** A local HTTP server that counts the requests it gets; `redirect` sends every request elsewhere. */
 async function probeServer(redirect?: string): Promise<{ origin: string; hits: string[]; close(): Promise<void> }> {
@@ -365,4 +366,40 @@ test('the permission layer alone refuses file reads, writes, processes and worke
   const out = JSON.parse(r.stdout.trim());
   assert.deepEqual(out, { read: 'ERR_ACCESS_DENIED', write: 'ERR_ACCESS_DENIED', spawn: 'ERR_ACCESS_DENIED', worker: 'ERR_ACCESS_DENIED', env: 'allowed' });
   assert.equal(existsSync(join(dir, 'written')), false);
+});
+
+test('a handler that loops is stopped within its limit and its process ends; handlers that finish, sync or async, stop nothing', async () => {
+  const stops: string[] = [];
+  const children = () => new Set(childPids().filter((pid) => commandLine(pid)?.some((arg) => arg.includes('node-child.mjs'))));
+  const others = children();
+  const w = await createConfinedWorker({
+    name: 'handlers',
+    source: `
+      let heard = 0;
+      export default {
+        init(ctx) {
+          ctx.on('quick', () => { heard++; });
+          ctx.on('later', async () => { await new Promise((r) => setTimeout(r, 50)); heard++; });
+          ctx.on('spin', () => { for (;;) {} });
+        },
+        heard: () => heard,
+      };`,
+    capabilities: {},
+    limits: { handlerTimeoutMs: 2000 },
+    onStop: (e) => stops.push(`${e.reason}: ${e.error.message}`),
+  });
+  const ours = [...children()].filter((pid) => !others.has(pid));
+  assert.equal(ours.length, 1);
+  await w.call(['init'], []);
+  await until('its handlers are registered', () => w.listens('spin'));
+  w.deliver('quick', {});
+  w.deliver('later', {});
+  for (;;) if ((await w.call(['heard'], [])) === 2) break;
+  w.deliver('spin', {});
+  await until('the looping handler is stopped', () => stops.length > 0, 30_000);
+  assert.equal(stops.length, 1);
+  assert.match(stops[0]!, /^handler-timeout: \[sandbox\] "handlers": its handler of "spin" did not finish within 2000 ms; the worker was stopped$/);
+  await assert.rejects(w.call(['heard'], []), (e: Error & { code: string }) => e.code === 'SANDBOX_HANDLER_TIMEOUT');
+  await until('its process ended', () => !children().has(ours[0]!));
+  await w.terminate();
 });

@@ -9,15 +9,15 @@
  */
 import { quote, timeoutProblem } from '../kernel/bounded.ts';
 import { isNode } from '../platform/detect.ts';
-import { toWireError } from './agent-scope.ts';
-import type { ConfinedWorker, ConfinedWorkerOptions, ModuleDescription, RestartReason } from './confined-worker-contract.ts';
+import { capabilityError, toWireError } from './agent-scope.ts';
+import type { ConfinedWorker, ConfinedWorkerOptions, ModuleDescription, RestartReason, StopReason } from './confined-worker-contract.ts';
 import { checkOptions, invalid, type CheckedOptions } from './confined-worker-options.ts';
-import { AgentCodeError, SandboxError } from './errors.ts';
+import { AgentCodeError, exitError, handlerTimeoutError, loadTimeoutError, SandboxError, startTimeoutError } from './errors.ts';
 import { policyFetch } from './network-policy.ts';
 import { MAX_NAME_LENGTH, parseMessage, WorkerMessageSchema, type HostMessage, type LogLevel, type WireError, type WorkerMessage } from './protocol.ts';
 import type { SandboxTransport, TransportExit, TransportOptions } from './transport.ts';
 
-export type { Capability, CallOptions, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, RestartReason } from './confined-worker-contract.ts';
+export type { Capability, CallOptions, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, RestartReason, StopReason } from './confined-worker-contract.ts';
 
 interface PendingCall {
   resolve(v: unknown): void;
@@ -31,10 +31,15 @@ interface PendingCall {
 /** Most event names one worker's code may listen to (each is checked on every event of the bus). */
 const MAX_LISTENED = 256;
 
+/** Most delivered events whose handlers have not finished; later ones are dropped until some finish. */
+const MAX_UNFINISHED_DELIVERIES = 1024;
+
 /** One started worker process or Web Worker: a restart makes a new generation. */
 interface Generation {
   transport: SandboxTransport;
   pending: Map<string, PendingCall>;
+  /** Delivered events whose handlers have not finished: the timer that stops the worker, by delivery id. */
+  deliveries: Map<string, ReturnType<typeof setTimeout>>;
   ready: Promise<ModuleDescription>;
   dead: boolean;
 }
@@ -65,6 +70,9 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
   const label = `[sandbox] ${quote(o.name, 60)}`;
   let generation: Promise<Generation> | undefined;
   let terminated = false;
+  /** Why it was stopped for good (a handler or a call past its limit), for every later call. */
+  let stoppedBy: SandboxError | undefined;
+  let droppedDeliveries = false;
   let seq = 0;
   /** Event names the current generation's code listens to (each generation registers its own). */
   let listened = new Set<string>();
@@ -74,22 +82,32 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
     const transport = await startTransport({ name: o.name, memoryMb: o.limits.memoryMb, maxMessageBytes: o.limits.maxMessageBytes, workerUrl: o.workerUrl });
     let settle!: { resolve(d: ModuleDescription): void; reject(e: unknown): void };
     const ready = new Promise<ModuleDescription>((resolve, reject) => (settle = { resolve, reject }));
-    const g: Generation = { transport, pending: new Map(), ready, dead: false };
+    const g: Generation = { transport, pending: new Map(), deliveries: new Map(), ready, dead: false };
     let loaded = false;
-    const loadTimer = setTimeout(() => {
-      const error = new SandboxError('SANDBOX_TIMEOUT', `${label}: the module did not finish loading within ${o.limits.callTimeoutMs} ms`, {
-        hint: 'Do less at the top level of the module (an endless loop there never finishes); move work into exported functions.',
-      });
-      kill(g, error);
-      settle.reject(error);
-    }, o.limits.callTimeoutMs);
-    ready.then(
-      () => (loaded = true),
-      () => undefined,
-    );
-    ready.finally(() => clearTimeout(loadTimer)).catch(() => undefined);
+    // Two limits: the worker's start (the machine's time), then the module's top level (the agent's).
+    let phase: 'start' | 'module' | 'done' = 'start';
+    let loadTimer: ReturnType<typeof setTimeout> | undefined;
+    const watch = (ms: number, error: () => SandboxError) => {
+      clearTimeout(loadTimer);
+      loadTimer = setTimeout(() => {
+        const e = error();
+        kill(g, e);
+        settle.reject(e);
+      }, ms);
+    };
+    watch(o.limits.startTimeoutMs, () => startTimeoutError(label, o.limits.startTimeoutMs));
+    const moduleRuns = () => {
+      if (phase !== 'start') return;
+      phase = 'module';
+      watch(o.limits.callTimeoutMs, () => loadTimeoutError(label, o.limits.callTimeoutMs));
+    };
+    const settled = () => {
+      phase = 'done';
+      clearTimeout(loadTimer);
+    };
+    ready.then(() => ((loaded = true), settled()), settled);
     transport.onExit((exit) => died(g, exit, loaded, settle.reject));
-    transport.onMessage((raw) => receive(g, raw, settle));
+    transport.onMessage((raw) => receive(g, raw, settle, moduleRuns));
     transport.post({
       type: 'init',
       id: 'init',
@@ -105,7 +123,7 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
   /** The generation to use: the current one once loaded, else a new one. */
   const live = async (): Promise<Generation> => {
     for (;;) {
-      if (terminated) throw terminatedError();
+      if (terminated) throw stoppedBy ?? terminatedError();
       generation ??= start();
       const current = generation;
       let g: Generation;
@@ -133,7 +151,23 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
       if (!p.abandoned) p.reject(error);
     }
     g.pending.clear();
+    for (const timer of g.deliveries.values()) clearTimeout(timer);
+    g.deliveries.clear();
     void g.transport.terminate().catch(() => undefined);
+  };
+
+  /** Stops the worker for good with `error` (no restart): every call, now or later, fails with it. */
+  const stop = (g: Generation, reason: StopReason, error: SandboxError) => {
+    if (terminated) return;
+    terminated = true;
+    stoppedBy = error;
+    generation = undefined;
+    kill(g, error);
+    try {
+      o.onStop?.({ reason, error });
+    } catch {
+      // A listener's failure does not undo the stop.
+    }
   };
 
   /** Ends `g` and starts its replacement at once, so the next call finds a loaded module. */
@@ -152,18 +186,7 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
 
   const died = (g: Generation, exit: TransportExit, loaded: boolean, failLoad: (e: unknown) => void) => {
     if (g.dead) return;
-    const error =
-      exit.reason === 'memory'
-        ? new SandboxError('SANDBOX_CRASHED', `${label}: the worker ran out of memory: ${exit.detail}; it was restarted`, {
-            hint: `Use less memory, or raise limits.memoryMb (now ${o.limits.memoryMb}).`,
-            details: { reason: exit.reason },
-          })
-        : exit.reason === 'oversize'
-          ? new SandboxError('MESSAGE_TOO_LARGE', `${label}: ${exit.detail}; the worker was restarted`, {
-              hint: `Return less data, or raise limits.maxMessageBytes (now ${o.limits.maxMessageBytes}).`,
-              details: { reason: exit.reason },
-            })
-          : new SandboxError('SANDBOX_CRASHED', `${label}: the worker stopped: ${exit.detail}`, { details: { reason: exit.reason } });
+    const error = exitError(label, exit, o.limits);
     if (!loaded) {
       kill(g, error);
       failLoad(new SandboxError('SANDBOX_LOAD_FAILED', `${label}: the worker stopped while loading the module: ${exit.detail}`, { cause: error }));
@@ -183,7 +206,7 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
     }
   };
 
-  const receive = (g: Generation, raw: unknown, settle: { resolve(d: ModuleDescription): void; reject(e: unknown): void }) => {
+  const receive = (g: Generation, raw: unknown, settle: { resolve(d: ModuleDescription): void; reject(e: unknown): void }, moduleRuns: () => void) => {
     if (g.dead) return;
     const parsed = parseMessage(WorkerMessageSchema, raw);
     if (!parsed.ok) {
@@ -192,6 +215,12 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
     }
     const msg: WorkerMessage = parsed.value;
     switch (msg.type) {
+      case 'loading':
+        return moduleRuns();
+      case 'delivered':
+        clearTimeout(g.deliveries.get(msg.id));
+        g.deliveries.delete(msg.id);
+        return;
       case 'ready':
         return settle.resolve(msg.members || msg.tools ? { exports: msg.exports, ...(msg.members ? { members: msg.members } : {}), ...(msg.tools ? { tools: msg.tools } : {}) } : { exports: msg.exports });
       case 'load-failed': {
@@ -294,7 +323,8 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
             details: { path, timeoutMs },
           });
           if (!p.abandoned) reject(error);
-          restart(g, 'timeout', error, new SandboxError('SANDBOX_CRASHED', `${label}: the worker was restarted because ${path.join('.')} timed out`, { details: { path } }));
+          if (opts.onTimeout === 'stop') stop(g, 'timeout', new SandboxError('SANDBOX_TIMEOUT', `${label}: ${path.join('.')} did not finish within ${timeoutMs} ms; the worker was stopped`, { details: { path, timeoutMs } }));
+          else restart(g, 'timeout', error, new SandboxError('SANDBOX_CRASHED', `${label}: the worker was restarted because ${path.join('.')} timed out`, { details: { path } }));
         }, timeoutMs);
         const entry: PendingCall = { resolve, reject, timer, path, abandoned: false };
         g.pending.set(id, entry);
@@ -323,7 +353,18 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
       void generation.then(
         async (g) => {
           await g.ready;
-          send(g, { type: 'deliver', id: 'event', name, payload });
+          if (g.dead) return;
+          if (g.deliveries.size >= MAX_UNFINISHED_DELIVERIES) {
+            if (!droppedDeliveries) report('warn', `${label}: the handlers of ${MAX_UNFINISHED_DELIVERIES} events have not finished; events are dropped until they do`);
+            droppedDeliveries = true;
+            return;
+          }
+          droppedDeliveries = false;
+          const id = `d${++seq}`;
+          const limit = o.limits.handlerTimeoutMs;
+          send(g, { type: 'deliver', id, name, payload });
+          // The answer comes in a later turn: the timer is set before it can arrive.
+          g.deliveries.set(id, setTimeout(() => stop(g, 'handler-timeout', handlerTimeoutError(label, name, limit)), limit));
         },
       ).catch((e) => report('error', `${label}: event ${quote(name)} was not delivered: ${(e as Error).message}`));
     },
@@ -348,12 +389,6 @@ async function confine(o: CheckedOptions, startTransport: TransportStarter): Pro
   function aborted(path: string[]): SandboxError {
     return new SandboxError('SANDBOX_ABORTED', `${label}: the call of ${path.join('.')} was aborted`, { hint: 'The code may still be running until the call timeout.' });
   }
-}
-
-/** The error a capability's failure becomes for the agent: its message and code, not the host's stack. */
-function capabilityError(e: unknown): WireError {
-  const w = toWireError(e);
-  return w.code === undefined ? { name: w.name, message: w.message } : { name: w.name, message: w.message, code: w.code };
 }
 
 /** The platform's transport: Node's child process or the browser's Web Worker (imported only where it runs). */

@@ -110,3 +110,60 @@ test('only event names the worker listens to are delivered; it can stop listenin
   assert.ok(logs.some((l) => /ignored a message from the worker/.test(l)), 'a name over the limit is refused');
   await w.terminate();
 });
+
+test('each delivered event\'s handlers have a limit: answered in time, nothing happens; past it the worker is stopped for good, not restarted', async () => {
+  const s = scripted();
+  const stops: [string, string][] = [];
+  const restarts: string[] = [];
+  const w = await createConfinedWorkerOver(s.starter, {
+    name: 'v',
+    source: '',
+    capabilities: {},
+    limits: { handlerTimeoutMs: 100 },
+    onStop: (e) => stops.push([e.reason, e.error.code]),
+    onRestart: (e) => restarts.push(e.reason),
+  });
+  s.worker({ type: 'listen', id: 'listen', name: 'tick', on: true });
+  const deliveries = () => s.sent.filter((m) => m.type === 'deliver');
+  w.deliver('tick', 1);
+  await tick();
+  s.worker({ type: 'delivered', id: deliveries()[0]!.id });
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(stops, [], 'a handler that finished in time stops nothing');
+  const pending = w.call(['default'], []);
+  w.deliver('tick', 2);
+  await assert.rejects(pending, (e: Error & { code: string }) => e.code === 'SANDBOX_HANDLER_TIMEOUT' && /its handler of "tick" did not finish within 100 ms; the worker was stopped/.test(e.message));
+  assert.deepEqual(stops, [['handler-timeout', 'SANDBOX_HANDLER_TIMEOUT']]);
+  assert.deepEqual(restarts, []);
+  assert.equal(s.sent.filter((m) => m.type === 'init').length, 1, 'no new worker');
+  await assert.rejects(w.call(['default'], []), (e: Error & { code: string }) => e.code === 'SANDBOX_HANDLER_TIMEOUT', 'later calls say why');
+  w.deliver('tick', 3);
+  assert.equal(deliveries().length, 2, 'nothing is delivered to a stopped worker');
+  await w.terminate();
+});
+
+test('a call made with onTimeout "stop" stops the worker at its timeout instead of restarting it', async () => {
+  const s = scripted();
+  const stops: string[] = [];
+  const w = await createConfinedWorkerOver(s.starter, { name: 'v', source: '', capabilities: {}, onStop: (e) => stops.push(e.reason), onRestart: () => stops.push('restart') });
+  await assert.rejects(w.call(['init'], [], { timeoutMs: 50, onTimeout: 'stop' }), (e: Error & { code: string }) => e.code === 'SANDBOX_TIMEOUT' && /init did not finish within 50 ms/.test(e.message));
+  assert.deepEqual(stops, ['timeout']);
+  await assert.rejects(w.call(['default'], []), /init did not finish within 50 ms; the worker was stopped/);
+  assert.equal(s.sent.filter((m) => m.type === 'init').length, 1);
+});
+
+test('starting the worker and running the module\'s top level have limits of their own: the machine\'s start, then the agent\'s code', async () => {
+  /** A transport that says `loading` (or not) and then never `ready`. */
+  const silent = (loading: boolean): TransportStarter => async () => {
+    let deliver: (raw: unknown) => void = () => undefined;
+    return {
+      post: (msg) => void (msg.type === 'init' && loading && queueMicrotask(() => deliver({ type: 'loading', id: 'init' }))),
+      onMessage: (h) => (deliver = h),
+      onExit: () => undefined,
+      terminate: async () => undefined,
+    };
+  };
+  const limits = { startTimeoutMs: 80, callTimeoutMs: 60 };
+  await assert.rejects(createConfinedWorkerOver(silent(false), { name: 'v', source: '', capabilities: {}, limits }), (e: Error & { code: string }) => e.code === 'SANDBOX_START_TIMEOUT' && /did not start within 80 ms/.test(e.message));
+  await assert.rejects(createConfinedWorkerOver(silent(true), { name: 'v', source: '', capabilities: {}, limits }), (e: Error & { code: string }) => e.code === 'SANDBOX_TIMEOUT' && /the module did not finish loading within 60 ms/.test(e.message));
+});

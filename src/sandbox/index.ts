@@ -3,7 +3,7 @@
  * Node: a child process under the permission model. Browsers: a locked-down module Web Worker.
  */
 export { createConfinedWorker } from './confined-worker.ts';
-export type { Capability, CallOptions, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, RestartReason } from './confined-worker.ts';
+export type { Capability, CallOptions, ConfinedWorker, ConfinedWorkerLimits, ConfinedWorkerOptions, ModuleDescription, RestartReason, StopReason } from './confined-worker.ts';
 export { AgentCodeError, SandboxError } from './errors.ts';
 export type { SandboxErrorCode } from './errors.ts';
 export type { NetworkPolicy, LogLevel } from './protocol.ts';

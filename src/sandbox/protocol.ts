@@ -4,11 +4,13 @@
  * receive with these schemas; errors cross as `{ name, message, stack?, code? }`.
  *
  * Host -> worker: `init` (once), `call`, `cap-result`, `fetch-result`, `deliver`.
- * Worker -> host: `ready` / `load-failed` (once), `result`, `cap`, `fetch`, `log`, `listen` (the
- * first handler of an event name was added with `ctx.on`, or its last removed: only names listened
- * to are delivered).
- * A `call` is answered by exactly one `result` with its id; a `cap` or `fetch` the worker sends is
- * answered by one `cap-result` / `fetch-result` with the worker's id.
+ * Worker -> host: `loading` (once: the agent's module starts to run, so the time from here on is
+ * its own, not the worker's start-up), `ready` / `load-failed` (once), `result`, `cap`, `fetch`,
+ * `log`, `listen` (the first handler of an event name was added with `ctx.on`, or its last
+ * removed: only names listened to are delivered), `delivered`.
+ * A `call` is answered by exactly one `result` with its id; a `deliver` by one `delivered` with
+ * its id once every handler of the event has returned and what it returned has settled; a `cap`
+ * or `fetch` the worker sends is answered by one `cap-result` / `fetch-result` with the worker's id.
  */
 import { z } from 'zod';
 import { MAX_NAME_LENGTH } from '../kernel/bounded.ts';
@@ -110,9 +112,23 @@ export const LogMessageSchema = z.object({ type: z.literal('log'), id, level: z.
 export type LogLevel = z.infer<typeof LogMessageSchema>['level'];
 /** The worker's code listens to event `name` (`on`), or stopped (`!on`). */
 export const ListenMessageSchema = z.object({ type: z.literal('listen'), id, name, on: z.boolean() });
+/** The agent's module starts to run (sent once, before `ready` or `load-failed`). */
+export const LoadingMessageSchema = z.object({ type: z.literal('loading'), id });
+/** The handlers of the `deliver` with this id have finished. */
+export const DeliveredMessageSchema = z.object({ type: z.literal('delivered'), id });
 
 /** Worker -> host. */
-export const WorkerMessageSchema = z.discriminatedUnion('type', [ReadyMessageSchema, LoadFailedMessageSchema, ResultMessageSchema, CapMessageSchema, FetchMessageSchema, LogMessageSchema, ListenMessageSchema]);
+export const WorkerMessageSchema = z.discriminatedUnion('type', [
+  LoadingMessageSchema,
+  ReadyMessageSchema,
+  LoadFailedMessageSchema,
+  ResultMessageSchema,
+  CapMessageSchema,
+  FetchMessageSchema,
+  LogMessageSchema,
+  ListenMessageSchema,
+  DeliveredMessageSchema,
+]);
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
 
 /**

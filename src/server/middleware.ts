@@ -16,7 +16,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import sirv from 'sirv';
-import { ROOT_MODULES_PATH } from '../platform/browser.ts';
+import { ROOT_MODULES_PATH } from '../platform/browser/browser.ts';
 import { projectRoot } from '../platform/node.ts';
 import { PYODIDE_FILES_PATH, PYODIDE_WORKER_PATH } from '../platform/package-layout.ts';
 import { SANDBOX_WORKER_CSP, SANDBOX_WORKER_PATH } from '../sandbox/worker-script.ts';
@@ -25,7 +25,7 @@ import { readProjectSnapshot } from './project-snapshot.ts';
 import { pyodideWorkerScriptText, sandboxWorkerScript } from './worker-scripts.ts';
 
 export { PYODIDE_FILES_PATH, PYODIDE_WORKER_PATH } from '../platform/package-layout.ts';
-export { ROOT_MODULES_PATH } from '../platform/browser.ts';
+export { ROOT_MODULES_PATH } from '../platform/browser/browser.ts';
 export type { DualMiddleware, KoaLikeContext } from './dual-middleware.ts';
 
 /** Path of the project snapshot endpoint the browser platform reads. */

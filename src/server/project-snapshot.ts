@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { projectRoot } from '../platform/node.ts';
-import type { ProjectSnapshot } from '../platform/browser.ts';
+import type { ProjectSnapshot } from '../platform/browser/browser.ts';
 
 /** The folders the browser platform needs, and which files of each. */
 const SNAPSHOT_DIRS: readonly { dir: string; ext: string }[] = [

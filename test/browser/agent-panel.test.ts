@@ -3,7 +3,7 @@
 // transcript streaming with Python output under its call, the result file in the workspace widget.
 import { expect } from 'chai';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
-import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { createBrowserPlatform } from '../../src/platform/browser/browser.ts';
 import '../../src/widgets/dashboard.ts';
 import type { ArmatureDashboard } from '../../src/widgets/dashboard.ts';
 import { browserKeyName } from '../../upgrades/agent/keys.ts';
@@ -14,6 +14,20 @@ import { until } from '../helpers/until.ts';
 
 
 const shadow = (el: Element | null | undefined) => el?.shadowRoot ?? null;
+
+/** Everything the IndexedDB databases named `prefix…` hold, as text (byte arrays decoded). */
+async function indexedDbText(prefix: string): Promise<string> {
+  const request = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+  const text = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? new TextDecoder().decode(x) : x instanceof ArrayBuffer ? new TextDecoder().decode(new Uint8Array(x)) : x));
+  let out = '';
+  for (const info of await indexedDB.databases()) {
+    if (!info.name?.startsWith(prefix)) continue;
+    const db = await request(indexedDB.open(info.name));
+    for (const store of [...db.objectStoreNames]) out += text(await request(db.transaction(store).objectStore(store).getAll()));
+    db.close();
+  }
+  return out;
+}
 const textOf = (el: Element | null | undefined) => (shadow(el)?.textContent ?? '').replace(/\s+/g, ' ');
 
 describe('the agent panel', () => {
@@ -170,6 +184,28 @@ describe('the agent panel', () => {
     // Forget the key again.
     shadow(form())!.querySelector<HTMLButtonElement>('[data-control=forget-key]')!.click();
     expect(localStorage.getItem(browserKeyName('openai-compatible'))).to.equal(null);
+  });
+
+  it('a key the provider echoes — split across streamed pieces, and in a tool call\'s arguments — shows masked everywhere: panel, events, transcript, IndexedDB', async () => {
+    const KEY = 'sk-MARKER-abc123XYZ';
+    const model = await browserScriptedModel([
+      { text: ['Your key is sk-MAR', 'KER-abc1', '23XYZ', '.'], toolCalls: [{ name: 'execute_python', args: { code: `from tools.workspace import write_file\nwrite_file(path="echo/key.txt", content="${KEY}")\nprint("${KEY}")` } }] },
+      { text: ['Saved sk-', 'MARKER-abc', '123XYZ.'] },
+    ]);
+    shadow(panel())!.querySelector<HTMLButtonElement>('[data-control=new-run]')!.click();
+    await configure(model.baseURL, KEY);
+    await send('keep my key');
+    await until('the run to finish', () => textOf(transcript()).includes('answered · 2 steps'), 60_000);
+    expect(textOf(transcript())).to.contain('Your key is [redacted key].');
+    expect(textOf(transcript())).to.contain('Saved [redacted key].');
+    const file = await sys.tools.executeTool<{ content: string }>('read_file', { path: 'echo/key.txt' });
+    expect(file.ok && file.value.content).to.equal('[redacted key]', 'the tool ran with the masked value');
+    const runId = (await sys.resolve<{ listRuns(): { runId: string }[] }>('Agent')).listRuns()[0]!.runId;
+    const stored = await indexedDbText(prefix);
+    expect(stored).to.contain('[redacted key]', 'the dump holds the run and the file');
+    const everything = JSON.stringify(sys.bus.history()) + textOf(panel()) + JSON.stringify(await sys.tools.executeTool('read_run', { runId })) + stored;
+    for (const part of [KEY, 'MARKER-abc', 'abc123XYZ', 'KER-abc1']) expect(everything).to.not.contain(part);
+    shadow(form())!.querySelector<HTMLButtonElement>('[data-control=forget-key]')!.click();
   });
 
   it('an unreachable base URL is named in the error; the dashboard keeps working', async () => {

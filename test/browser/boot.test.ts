@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { boot } from '../../src/index.ts';
-import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { createBrowserPlatform } from '../../src/platform/browser/browser.ts';
 
 /** Loads `src` into `frame` and resolves with the fixture's report. */
 function load(frame: HTMLIFrameElement, src: string): Promise<Record<string, any>> {

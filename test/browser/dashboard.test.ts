@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
 import { importUpgrade } from '../../src/kernel/boot/loader.ts';
-import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { createBrowserPlatform } from '../../src/platform/browser/browser.ts';
 import { type ArmatureDashboard, COLLAPSED_KEY } from '../../src/widgets/dashboard.ts';
 import { until } from '../helpers/until.ts';
 

@@ -78,6 +78,8 @@ test('an option given to a command it does not apply to is refused, not ignored'
     [['boot', '--port', '9000'], '--port applies to start and mcp --http, not to boot'],
     [['tools', '--http'], '--http applies to mcp, not to tools'],
     [['boot', '--format', 'openai'], '--format applies to tools, not to boot'],
+    [['start', '--init-timeout', '5000'], '--init-timeout applies to every command but start and init, not to start'],
+    [['init', 'somewhere', '--init-timeout', '5000'], '--init-timeout applies to every command but start and init, not to init'],
   ] as const) {
     const r = cli(...args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
@@ -128,6 +130,9 @@ test('run reads a file; bad usage is explained', () => {
   assert.match(cli('run', 'print(6 * 7)').err, /cannot read print\(6 \* 7\): no such file; to run Python given here instead, pass it with -c: armature run -c "print\(6 \* 7\)"/);
   assert.match(cli('run').err, /run needs either a FILE\.py or -c CODE/);
   assert.match(cli('run', '-c', '1', '--timeout', 'soon').err, /--timeout takes a whole number of milliseconds, got "soon"/);
+  const limit = cli('boot', '--init-timeout', '0');
+  assert.equal(limit.code, 2);
+  assert.match(limit.err, /^armature: --init-timeout takes a whole number of milliseconds from 1 to 2147483647, got "0"\n$/);
 });
 
 test('prompt prints the system-prompt fragment; --stats compares it with the JSON schemas', () => {

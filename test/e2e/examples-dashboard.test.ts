@@ -30,7 +30,8 @@ before(async () => {
 after(() => stack?.close());
 
 test('build-an-upgrade replays in the agent panel: it waits for the Approve buttons, continues, and the new card appears', async () => {
-  assert.match(await d.textOf(`${panel} >>> details.examples`), /Replay an example \(no model, no key\)/);
+  // The list of examples arrives after the panel renders: wait for it, not for a clock.
+  await d.waitFor('the examples list', async () => /Replay an example \(no model, no key\)/.test(await d.textOf(`${panel} >>> details.examples`).catch(() => '')));
   await click(`${panel} >>> [data-example="examples/build-an-upgrade"] [data-control=replay-example]`);
   await d.waitFor('the replay to wait for a person', async () => !!(await page.$(`armature-dashboard >>> ${panel} >>> [data-replay=waiting]`)), 120_000);
   const waiting = await d.textOf(`${panel} >>> [data-replay=waiting]`);

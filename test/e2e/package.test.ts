@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import * as esbuild from 'esbuild';
 import type { Browser } from 'puppeteer-core';
 import { checkoutRoot as root, devDependencyVersion, packAndInstall, runSync as run, type PackedInstall } from '../helpers/packed-install.ts';
@@ -40,13 +41,18 @@ function snapshot(dir: string): Map<string, string> {
 
 /** Starts `cmd`, resolves with the child once a stdout line matches `ready` (and that match). */
 function startUntil(cmd: string, args: string[], cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
-  const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env } });
+  // Colours off, and any that come anyway stripped: vite paints the port apart from the host.
+  const child = spawn(cmd, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env } });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${cmd} ${args.join(' ')} printed no line matching ${ready} within 120 s:\n${output}`)), 120_000);
+    const timer = setTimeout(() => {
+      // A child that never got ready is stopped here: left running, it would keep this file's process alive.
+      child.kill('SIGKILL');
+      reject(new Error(`${cmd} ${args.join(' ')} printed no line matching ${ready} within 120 s:\n${output}`));
+    }, 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = ready.exec(output);
+      const match = ready.exec(stripVTControlCharacters(output));
       if (match) {
         clearTimeout(timer);
         resolve({ child, match, output: () => output });
@@ -59,6 +65,26 @@ function startUntil(cmd: string, args: string[], cwd: string, ready: RegExp, env
       reject(new Error(`${cmd} ${args.join(' ')} exited with ${code} before printing ${ready}:\n${output}`));
     });
   });
+}
+
+/** A user's strict TypeScript settings, library checks included, and the compiler that applies them. */
+const base = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] };
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+
+/**
+ * Type-checks `file` of the consumer project as a user's TypeScript would, strictly and with
+ * `skipLibCheck: false`, once on `module: nodenext` and once on `moduleResolution: bundler`.
+ */
+function typecheckConsumer(file: string, prefix = ''): void {
+  for (const [name, options] of [
+    ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
+    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+  ] as const) {
+    const config = `tsconfig.${prefix}${name}.json`;
+    writeFileSync(join(project, config), JSON.stringify({ compilerOptions: { ...base, ...options }, files: [file] }));
+    const r = run(process.execPath, [tsc, '-p', config], { cwd: project });
+    assert.equal(r.code, 0, `${file} on ${name}: ${r.out}${r.err}`);
+  }
 }
 
 async function stop(child: ChildProcess): Promise<number | null> {
@@ -228,16 +254,7 @@ declare module 'armature' {
 }
 `,
   );
-  const base = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] };
-  const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  for (const [name, options] of [
-    ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
-    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-  ] as const) {
-    writeFileSync(join(project, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...base, ...options }, files: ['consumer.ts'] }));
-    const r = run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: project });
-    assert.equal(r.code, 0, `${name}: ${r.out}${r.err}`);
-  }
+  typecheckConsumer('consumer.ts');
 });
 
 test("the events the shared contracts declare (python:*, agent:*, change:*) are typed for the package's users", () => {
@@ -261,16 +278,7 @@ sys.bus.on('agent:run-finishd', () => {});
 await sys.dispose();
 `,
   );
-  const base = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] };
-  const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  for (const [name, options] of [
-    ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
-    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-  ] as const) {
-    writeFileSync(join(project, `tsconfig.events-${name}.json`), JSON.stringify({ compilerOptions: { ...base, ...options }, files: ['events-consumer.ts'] }));
-    const r = run(process.execPath, [tsc, '-p', `tsconfig.events-${name}.json`], { cwd: project });
-    assert.equal(r.code, 0, `${name}: ${r.out}${r.err}`);
-  }
+  typecheckConsumer('events-consumer.ts', 'events-');
 });
 
 test('a browser bundle of the package builds with esbuild and runs Python in Chromium, served by startServer with boot()\'s defaults', async () => {
@@ -426,16 +434,7 @@ console.log(JSON.stringify({ text: result.text, output: result.steps[0]?.toolRes
 await armature.dispose();
 `,
   );
-  const base = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] };
-  const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  for (const [name, options] of [
-    ['ai-nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
-    ['ai-bundler', { module: 'esnext', moduleResolution: 'bundler' }],
-  ] as const) {
-    writeFileSync(join(project, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...base, ...options }, files: ['ai-app.ts'] }));
-    const r = run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: project });
-    assert.equal(r.code, 0, `${name}: ${r.out}${r.err}`);
-  }
+  typecheckConsumer('ai-app.ts', 'ai-');
   // The README's examples, as a newcomer pastes them, type-check against the installed package.
   const examples = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
   assert.ok(examples.length >= 2, 'the README has its library and agent examples');

@@ -168,3 +168,46 @@ function lastToolResult(req: { messages: { role: string; content?: unknown }[] }
     return {};
   }
 }
+
+/**
+ * A small upgrade `id` for the limits' suites: it counts its starts in its storage (`starts.txt`),
+ * answers `ping`, and emits `heard { path }` for each workspace file written. Its own code runs
+ * away on request: its init loops while the workspace holds `hang/<id>/init.txt`, its handler
+ * loops on a write of `hang/<id>/handler.txt`.
+ */
+export function probeUpgrade(id: string, blueprint: string) {
+  const code = `export default {
+  async init(ctx) {
+    const starts = Number((await ctx.storage_read('starts.txt')) ?? '0') + 1;
+    await ctx.storage_write('starts.txt', String(starts));
+    const { files } = await ctx.call_tool('list_files', { prefix: 'hang/${id}' });
+    if (files.some((f) => f.path === 'hang/${id}/init.txt')) for (;;) {}
+    ctx.on('workspace:written', async ({ path }) => {
+      if (path === 'hang/${id}/handler.txt') for (;;) {}
+      await ctx.emit('heard', { path });
+    });
+  },
+  tools: { ping: () => 'pong' },
+};
+`;
+  return {
+    id,
+    blueprint,
+    code,
+    tools: [{ name: 'ping', description: 'Answers pong.', inputSchema: { type: 'object', properties: {}, additionalProperties: false } }],
+    events: [{ name: 'heard', schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }],
+    tests: [{ name: 'ping', tool: 'ping', args: {}, expect: 'pong' }],
+    reason: `A probe (${id}).`,
+  };
+}
+
+/** The blueprint of {@link probeUpgrade} `id` (its checklist names its one test). */
+export function probeBlueprint(id: string) {
+  return {
+    title: `Probe ${id}`,
+    target: id,
+    prerequisites: ['0x000014'],
+    body: ['# Probe', '', '## 1. Objective', '', 'Answer pings and report written files.', '', '## 2. Design', '', '- `ping` answers pong; each workspace write is emitted as `heard`.', '', '## 4. Verification', '', '- [ ] it answers pong (test: ping)', ''].join('\n'),
+    reason: `A probe (${id}).`,
+  };
+}

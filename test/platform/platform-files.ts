@@ -26,7 +26,7 @@ export const BROWSER_ONLY: readonly RegExp[] = [
   /^src\/(widgets|dashboard)\//,
   /(^|\/)widget\.ts$/,
   /^upgrades\/[a-z-]+\/(settings-form|transcript-view|change-view|upgrade-widget|console)\.ts$/,
-  /^src\/platform\/browser[a-z-]*\.ts$/,
+  /^src\/platform\/browser\//,
   /^src\/sandbox\/browser-[a-z-]+\.ts$/,
   /^test\/helpers\/scripted-model-browser\.ts$/,
 ];
@@ -35,6 +35,8 @@ export const BROWSER_ONLY: readonly RegExp[] = [
 export const DUAL: readonly RegExp[] = [
   // isNode() itself: it reads `process` and `window` to tell.
   /^src\/platform\/detect\.ts$/,
+  // The chooser of the default platform imports Node's adapter or the browser's, whichever runs.
+  /^src\/platform\/default\/default-platform\.ts$/,
   // MessagePort's `onmessage` (browser) or `on('message')` (worker_threads).
   /^src\/bridge\/loop-spinner\.ts$/,
   // fetch bodies typed with the DOM's BodyInit, used by Python's fetch in both.

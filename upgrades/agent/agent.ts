@@ -18,7 +18,7 @@ import {
   type ReplayReport,
 } from '../../src/contracts/agent-contract.ts';
 import type { RecordingLoader, ReplayWorkspace } from './replay/turn-model.ts';
-import { KEY_VARIABLES, redactDeep, type KeySource } from './keys.ts';
+import { KEY_VARIABLES, redactDeep, redactText, StreamRedactor, type KeySource } from './keys.ts';
 import type { ToolCallOutcome, ToolCallRequest, TurnOutcome } from './loop.ts';
 import { toModelMessages } from './messages.ts';
 import { describeModelError } from './model-errors.ts';
@@ -172,6 +172,7 @@ export function createAgent(options: AgentOptions): AgentApi {
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(opts.record ? { record: opts.record } : {}),
       mask: (v) => redactDeep(v, secrets),
+      maskStream: () => new StreamRedactor(secrets),
       step: () => step,
       notes,
     });
@@ -179,6 +180,9 @@ export function createAgent(options: AgentOptions): AgentApi {
     if (made.recording) t.replay = { recording: made.recording.source, turn: turnIndex + 1, turns: made.recording.turns.length, notes: notes.notes };
     const { runTurn } = await import('./loop.ts');
     const messages = toModelMessages(t.history);
+    // A key the provider echoes may arrive split across pieces: masked across them, per step.
+    let text = new StreamRedactor(secrets);
+    const showText = (s: number, delta: string) => delta && emit('agent:text-delta', { runId, step: s, delta });
     const outcome = await runTurn({
       model: languageModel,
       system,
@@ -194,27 +198,35 @@ export function createAgent(options: AgentOptions): AgentApi {
         step = s;
         observed.resetAttempts();
       },
-      onTextDelta: (s, delta) => emit('agent:text-delta', { runId, step: s, delta }),
+      onTextDelta: (s, delta) => showText(s, text.push(delta)),
+      onTextEnd: (s) => {
+        showText(s, text.flush());
+        text = new StreamRedactor(secrets);
+      },
       onAssistant: (s, a) => record({ type: 'assistant', at: Date.now(), step: s, text: a.text, message: a.message, finishReason: a.finishReason, usage: a.usage }),
       onStepFinished: (s, f) => emit('agent:step-finished', { runId, step: s, finishReason: f.finishReason, usage: f.usage, toolCalls: f.toolCalls }),
       describeError: (e) => describeModelError(e, { model: ref, keyStorage: where, secrets }),
       executeTool: async (call: ToolCallRequest): Promise<ToolCallOutcome> => {
         // The run id, step and model's id make the call id unique even when a model repeats its ids.
-        const callId = `${runId}/${call.step}/${call.toolCallId}`;
-        const pythonRunId = call.name === 'execute_python' ? callId : undefined;
-        emit('agent:tool-called', { runId, step: call.step, toolCallId: call.toolCallId, name: call.name, args: call.args, ...(pythonRunId ? { pythonRunId } : {}) });
-        entry.current = call.name;
-        const result: ToolResult =
-          !offered.has(call.name) && runner.hasTool(call.name)
-            ? notOffered(call.name, toolMode)
-            : // The run is its own session: its Python globals are its own, apart from other runs' and clients'.
-              await runner.executeTool(call.name, call.args, { caller: 'agent', callId, session: runId });
-        entry.current = undefined;
-        const modelResult = redactDeep(toModelResult(call.name, result, maxResultChars), secrets);
+        // A key the provider echoes into the arguments is masked before anything sees them: the
+        // tool runs with the masked value, so it never reaches its events, output, stores or files.
+        const name = redactText(call.name, secrets);
         const args = redactDeep(call.args, secrets);
-        record({ type: 'tool', at: Date.now(), step: call.step, toolCallId: call.toolCallId, name: call.name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult, ...(pythonRunId ? { pythonRunId } : {}) });
-        emit('agent:tool-finished', { runId, step: call.step, toolCallId: call.toolCallId, name: call.name, ok: result.ok, durationMs: result.durationMs, result: modelResult });
-        t.toolCalls.push({ step: call.step, toolCallId: call.toolCallId, name: call.name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult });
+        const toolCallId = redactText(call.toolCallId, secrets);
+        const callId = `${runId}/${call.step}/${toolCallId}`;
+        const pythonRunId = name === 'execute_python' ? callId : undefined;
+        emit('agent:tool-called', { runId, step: call.step, toolCallId, name, args, ...(pythonRunId ? { pythonRunId } : {}) });
+        entry.current = name;
+        const result: ToolResult =
+          !offered.has(name) && runner.hasTool(name)
+            ? notOffered(name, toolMode)
+            : // The run is its own session: its Python globals are its own, apart from other runs' and clients'.
+              await runner.executeTool(name, args, { caller: 'agent', callId, session: runId });
+        entry.current = undefined;
+        const modelResult = redactDeep(toModelResult(name, result, maxResultChars), secrets);
+        record({ type: 'tool', at: Date.now(), step: call.step, toolCallId, name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult, ...(pythonRunId ? { pythonRunId } : {}) });
+        emit('agent:tool-finished', { runId, step: call.step, toolCallId, name, ok: result.ok, durationMs: result.durationMs, result: modelResult });
+        t.toolCalls.push({ step: call.step, toolCallId, name, args, ok: result.ok, durationMs: result.durationMs, result: modelResult });
         return { ok: result.ok, result: modelResult };
       },
     });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserKeyName, browserKeys, environmentKeys, redactDeep, redactText } from './keys.ts';
+import { browserKeyName, browserKeys, environmentKeys, redactDeep, redactText, StreamRedactor } from './keys.ts';
 
 test('environment keys come from the provider variables; setting one is refused with the variable to set', () => {
   const keys = environmentKeys({ OPENAI_API_KEY: ' sk-1 ', ARMATURE_API_KEY: '' });
@@ -33,4 +33,22 @@ test('redaction masks every occurrence, in nested values and object keys, and le
   const untouched = { a: 'b' };
   assert.equal(redactDeep(untouched, [secret]), untouched);
   assert.equal(redactText('abc', ['abc']), 'abc');
+});
+
+test('a key split across streamed pieces is masked whole; what cannot be a key flows at once; the end of a step flushes', () => {
+  const key = 'sk-MARKER-abc123XYZ';
+  const r = new StreamRedactor([key, 'short']);
+  const shown = ['Your key: sk-MAR', 'KER-abc1', '23XYZ', ' — done. sk-', 'not a key'].map((p) => r.push(p));
+  assert.deepEqual(shown, ['Your key: ', '', '[redacted key]', ' — done. ', 'sk-not a key']);
+  assert.equal(r.push(' and s'), ' and ');
+  assert.equal(r.flush(), 's');
+  assert.equal(r.flush(), '');
+  // Every split point of the key, and two keys back to back.
+  for (let i = 1; i < key.length; i++) {
+    const s = new StreamRedactor([key]);
+    const out = [s.push(`a${key.slice(0, i)}`), s.push(`${key.slice(i)}${key}b`), s.flush()].join('');
+    assert.equal(out, 'a[redacted key][redacted key]b', `split at ${i}`);
+  }
+  const none = new StreamRedactor([]);
+  assert.equal(none.push('sk-MAR'), 'sk-MAR');
 });

@@ -107,3 +107,49 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   };
   return walk(value) as T;
 }
+
+/**
+ * Masks keys in text that arrives in pieces, as a model streams it: a key a provider echoes split
+ * across pieces (`"sk-MAR" | "KER-abc1" | "23XYZ"`) is masked whole, where masking each piece
+ * alone would pass every part of it. It holds back the end of what it was given while that end
+ * could still be the start of a key (never more than the longest key, less one character), lets
+ * the next piece decide, and gives back what it holds at {@link flush} (the end of a step).
+ */
+export class StreamRedactor {
+  private held = '';
+  private readonly secrets: readonly string[];
+
+  constructor(secrets: readonly string[]) {
+    this.secrets = secrets.filter((s) => s.length >= 8);
+  }
+
+  /** The text that can be shown now, keys masked: what was held and `piece`, less the tail it holds back. */
+  push(piece: string): string {
+    if (!this.secrets.length) return piece;
+    const text = redactText(this.held + piece, this.secrets);
+    const keep = this.startOfKey(text);
+    this.held = text.slice(text.length - keep);
+    return text.slice(0, text.length - keep);
+  }
+
+  /** What it holds (no key can complete it now); it holds nothing after. */
+  flush(): string {
+    const rest = this.held;
+    this.held = '';
+    return rest;
+  }
+
+  /** Length of the longest end of `text` that is the start of a key, shorter than that key. */
+  private startOfKey(text: string): number {
+    let keep = 0;
+    for (const s of this.secrets) {
+      for (let n = Math.min(s.length - 1, text.length); n > keep; n--) {
+        if (text.endsWith(s.slice(0, n))) {
+          keep = n;
+          break;
+        }
+      }
+    }
+    return keep;
+  }
+}

@@ -44,6 +44,8 @@ export interface TurnOptions {
   /** Called before each model request. */
   onStepStart?(step: number): void;
   onTextDelta(step: number, delta: string): void;
+  /** The step's text is complete (called once a step's stream ends, before its tool calls run). Default: none. */
+  onTextEnd?(step: number): void;
   /** Runs one tool call; never rejects. */
   executeTool(call: ToolCallRequest): Promise<ToolCallOutcome>;
   onAssistant(step: number, info: AssistantStep): void;
@@ -126,6 +128,7 @@ export async function runTurn(o: TurnOptions): Promise<TurnOutcome> {
     } catch (e) {
       error ??= e;
     }
+    o.onTextEnd?.(step);
     add(stepUsage);
     if (o.signal.aborted || error !== undefined) {
       // What was said before the stop stays in the transcript, marked by its finish reason.

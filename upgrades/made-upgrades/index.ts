@@ -9,6 +9,7 @@ import { MADE_UPGRADES_EVENTS } from './events.ts';
 import { madeUpgradeHandlers } from './made-upgrades.ts';
 import type { UpgradeStatus } from './status.ts';
 import { UPGRADE_DATA_AREA } from './storage.ts';
+import { HELD_AREA, HeldBack } from './held-back.ts';
 import { createUpgradeKind, type LiveUpgradeInfo } from './upgrade-kind.ts';
 import { fullToolName, partId } from './upgrade-spec.ts';
 
@@ -55,16 +56,24 @@ export const metadata: UpgradeMetadata = {
   events: MADE_UPGRADES_EVENTS,
 };
 
+/** What starting one upgrade's worker may take beyond its own limits (the confined worker's start limit, and its dispose after a failed init). */
+const START_ALLOWANCE_MS = 32_000;
+
 /**
- * Options (`boot({ config: { MadeUpgrades: {...} } })`): `testTimeoutMs` (one test, and init under
- * test; default 5000), `callTimeoutMs` (one real call; default 30000), `initTimeoutMs` (init in
- * force; default 10000), `disposeTimeoutMs` (default 2000), `drainTimeoutMs` (how long a replaced
+ * Options (`boot({ config: { MadeUpgrades: {...} } })`): `testTimeoutMs` (one test; default
+ * 5000), `callTimeoutMs` (one real call; default 30000), `handlerTimeoutMs` (the handlers of one
+ * event; default 5000), `disposeTimeoutMs` (default 2000), `drainTimeoutMs` (how long a replaced
  * version's calls in flight may finish; default `callTimeoutMs`), `eventsPerSecond` (events, and
- * status updates, each; default 50).
+ * status updates, each; default 50). How long an upgrade's top level and its init may take, each,
+ * under test and in force, is the kernel's limit for its part: `boot({ initTimeouts: {
+ * "upgrade:<id>": ms } })`, else `boot({ initTimeoutMs })` (default 2000).
  */
 export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) => {
   const callTimeoutMs = ctx.configNumber('callTimeoutMs', 30_000);
   const changes = deps.Changes as ChangesApi;
+  const workspace = deps.Workspace as WorkspaceApi;
+  const initTimeoutMs = (id: string) => ctx.initTimeoutMs(partId(id));
+  const held = new HeldBack(workspace.area(HELD_AREA));
   const runner = deps.ToolRunner as ToolRunnerApi;
   const overlay = deps.PersonaOverlay as PersonaOverlayApi | undefined;
   const loaded = new Set<string>();
@@ -78,14 +87,16 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
     blueprints: deps.Blueprints as BlueprintRegistryApi,
     bus: ctx.bus,
     parts: ctx.parts,
-    area: (deps.Workspace as WorkspaceApi).area(UPGRADE_DATA_AREA),
+    area: workspace.area(UPGRADE_DATA_AREA),
     personaUpgrades: () => (ctx.safe ? [] : (overlay?.upgrades() ?? [])),
     builtInLoaded: (id) => loaded.has(id) || id === metadata.id,
     network: ctx.persona.network ?? 'none',
+    initTimeoutMs,
+    held,
     limits: {
       testTimeoutMs: ctx.configNumber('testTimeoutMs', 5000),
       callTimeoutMs,
-      initTimeoutMs: ctx.configNumber('initTimeoutMs', 10_000),
+      handlerTimeoutMs: ctx.configNumber('handlerTimeoutMs', 5000),
       disposeTimeoutMs: ctx.configNumber('disposeTimeoutMs', 2000),
       drainTimeoutMs: ctx.configNumber('drainTimeoutMs', callTimeoutMs),
       rate: ctx.configNumber('eventsPerSecond', 50),
@@ -106,7 +117,10 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
       },
       resources: () => ({ workers: kind.workers(), subscriptions: kind.subscriptions(), scope: ctx.bus.subscriptionCount }),
     },
-    tools: madeUpgradeHandlers({ changes, persona: ctx.persona, runs }),
+    tools: madeUpgradeHandlers({ changes, persona: ctx.persona, runs, retry: (id) => kind.retry(id) }),
+    // Its init starts the upgrades in force, each within its own limits (held-back ones not at all):
+    // its own limit is theirs added up.
+    ...(ctx.safe ? {} : { initTimeoutMs: initBudget(changes, held, initTimeoutMs) }),
     // The versions in force come back at boot (not in safe mode); those the persona runs start once
     // every module has loaded. One that fails is reported and skipped; the boot goes on.
     init: async () => {
@@ -122,3 +136,10 @@ export const factory: UpgradeModule<MadeUpgradesApi>['factory'] = (deps, ctx) =>
     },
   };
 };
+
+/** How long MadeUpgrades' init may take: each upgrade in force that is not held back, started within its limits; `undefined` (the boot's default) when there is none. */
+function initBudget(changes: ChangesApi, held: HeldBack, initTimeoutMs: (id: string) => number): number | undefined {
+  const starting = changes.list({ kind: 'upgrade', status: 'active' }).filter((r) => r.hash !== null && !held.get(r.hash));
+  if (!starting.length) return undefined;
+  return starting.reduce((ms, r) => ms + 2 * initTimeoutMs(r.target) + START_ALLOWANCE_MS, 0);
+}

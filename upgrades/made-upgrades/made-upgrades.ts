@@ -1,6 +1,6 @@
 /**
  * The tools an agent builds upgrades with: `create_upgrade`, `update_upgrade`, `upgrade_history`,
- * `rollback_upgrade`, `retire_upgrade`. Each turns the call into a change on the one change path
+ * `rollback_upgrade`, `retire_upgrade`, and `retry_upgrade` (start a held-back version again). Each turns the call into a change on the one change path
  * (`Changes`, kind `upgrade`) and answers what became of it — as the tool tools do. None approves
  * anything: approval is a person's, on the dashboard or the command line.
  */
@@ -27,6 +27,8 @@ export interface MadeUpgradeHandlersOptions {
   persona: Persona;
   /** Whether the persona runs the upgrade `id` now. */
   runs(id: string): boolean;
+  /** Lets a held-back version in force start again, and starts it (see `upgrade-kind.ts`). */
+  retry(id: string): Promise<{ id: string; version: number; running: boolean; released: boolean }>;
 }
 
 /** The answer to a proposed upgrade change. */
@@ -102,6 +104,16 @@ export function madeUpgradeHandlers(o: MadeUpgradeHandlersOptions): Record<strin
         change: r.id,
         status: r.status === 'active' ? 'retired' : r.status,
         ...(r.status === 'pending' ? { hint: `${approvalHint(r)}; until then the upgrade stays in force.` } : { hint: 'Stopped: its tools, events and widget are gone. rollback_upgrade brings a version back.' }),
+      };
+    },
+
+    async retry_upgrade(args) {
+      const r = await o.retry(existing(args.id));
+      return {
+        ...r,
+        hint: r.running
+          ? `${r.released ? 'It was held back; it' : 'It'} runs now, version ${r.version}.`
+          : `Version ${r.version} is in force but does not run here: your persona does not run it (update_persona { "add_upgrades": ["${r.id}"] }), or what it depends on does not run.`,
       };
     },
 

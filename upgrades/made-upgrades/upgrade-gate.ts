@@ -25,9 +25,9 @@ export interface GateContext {
   madeUpgrades(): string[];
   /** An agent-made upgrade: its change in force, else its newest pending one, and its content. */
   agentUpgrade(id: string): { status: 'active' | 'pending'; change: string; content: MadeUpgradeContent; running: boolean } | undefined;
-  /** A worker for the version under test, with test capabilities (storage in memory). */
+  /** A worker for the version under test, with test capabilities (storage in memory); its module and `init` have the limits they will have in force. */
   instance(content: MadeUpgradeContent, hash: string): UpgradeInstance;
-  /** One test's limit, and `init`'s. */
+  /** One test's limit. */
   testTimeoutMs: number;
 }
 

@@ -8,7 +8,7 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
-import { AgentCodeError, createConfinedWorker, type ConfinedWorker, type ModuleDescription } from '../../src/sandbox/index.ts';
+import { AgentCodeError, createConfinedWorker, type ConfinedWorker, type ModuleDescription, type SandboxError } from '../../src/sandbox/index.ts';
 import { upgradeCapabilities } from './capabilities.ts';
 import { publicEvent } from './public-events.ts';
 import { applyStatus, appendLog, initialStatus, type UpgradeStatus } from './status.ts';
@@ -19,8 +19,10 @@ import type { MadeUpgradeContent } from './upgrade-spec.ts';
 export interface InstanceLimits {
   /** One tool call. */
   callTimeoutMs: number;
-  /** `init(ctx)`, and loading the module. */
+  /** `init(ctx)`, and loading the module (its top level), each. */
   initTimeoutMs: number;
+  /** The handlers of one delivered event (`ctx.on`). */
+  handlerTimeoutMs: number;
   /** `dispose()` when it stops. */
   disposeTimeoutMs: number;
   /** How long a stopping version's calls in flight may still run before they fail with `UPGRADE_REPLACED`. */
@@ -48,9 +50,16 @@ export interface InstanceOptions {
   onStatus?(status: UpgradeStatus): void;
   /** Hears its console lines and worker restarts. Default: none. */
   onLog?(text: string): void;
-  /** Its worker was restarted (a call timed out or it crashed) and `init` could not run again. */
+  /**
+   * It cannot go on: its worker was restarted (a call timed out or it crashed) and `init` could
+   * not run again, or a handler ran past its limit and the worker was stopped. The error's code
+   * says which: {@link TIMEOUT_CODES} for a limit its own code ran past.
+   */
   onBroken?(error: ArmatureError): void;
 }
+
+/** Codes of the errors for a limit an upgrade's own code ran past: its top level, its `init`, a handler. */
+export const TIMEOUT_CODES: ReadonlySet<string> = new Set(['LOAD_TIMEOUT', 'INIT_TIMEOUT', 'HANDLER_TIMEOUT']);
 
 /** Most restarts (each running `init` again) in {@link RESTART_WINDOW_MS} before an instance is given up. */
 const MAX_RESTARTS = 3;
@@ -63,6 +72,8 @@ export class UpgradeInstance {
   private readonly inFlight = new Set<Promise<unknown>>();
   private subscription: Disposable | undefined;
   private stopping = false;
+  /** Its first `init` finished: from then on a restarted worker runs `init` again. */
+  private initialized = false;
   private restarts: number[] = [];
   private readonly id: string;
 
@@ -70,7 +81,11 @@ export class UpgradeInstance {
     this.id = o.content.id;
   }
 
-  /** Starts the worker and loads the module; resolves to what it exports. Rejects with `SANDBOX_LOAD_FAILED` and the agent's error. */
+  /**
+   * Starts the worker and loads the module; resolves to what it exports. Rejects with
+   * `SANDBOX_LOAD_FAILED` and the agent's error, or `LOAD_TIMEOUT` when its top level runs past
+   * `initTimeoutMs`.
+   */
   async start(): Promise<ModuleDescription> {
     const local = this.o.content.tools.map((t) => t.name);
     const worker = await createConfinedWorker({
@@ -85,18 +100,34 @@ export class UpgradeInstance {
         rate: this.o.limits.rate,
       }),
       network: this.o.network,
-      limits: { callTimeoutMs: this.o.limits.initTimeoutMs },
+      limits: { callTimeoutMs: this.o.limits.initTimeoutMs, handlerTimeoutMs: this.o.limits.handlerTimeoutMs },
       onLog: (e) => this.log(`${e.level === 'log' || e.level === 'info' ? '' : `${e.level}: `}${e.text}`),
       onRestart: (e) => this.restarted(e.reason, e.error.message),
+      onStop: (e) => {
+        if (e.reason === 'handler-timeout' && !this.stopping) this.o.onBroken?.(this.timedOut('HANDLER_TIMEOUT', e.error.message.replace(/^\[sandbox\] \S+: /, '')));
+      },
+    }).catch((e: unknown) => {
+      const details = (e as SandboxError).details as { phase?: string } | undefined;
+      if ((e as SandboxError).code === 'SANDBOX_TIMEOUT' && details?.phase === 'load') throw this.timedOut('LOAD_TIMEOUT', `its module did not finish loading (its top level) within ${this.o.limits.initTimeoutMs} ms`);
+      throw e;
     });
     if (this.o.workers) this.o.workers.alive++;
     this.worker = worker;
     return worker.describe();
   }
 
-  /** Runs `init(ctx)`; rejects with the agent's error or a timeout. */
+  /**
+   * Runs `init(ctx)`; rejects with the agent's error, or `INIT_TIMEOUT` past `initTimeoutMs` —
+   * then its worker is stopped, not restarted: an init that ran away would only run away again.
+   */
   async init(): Promise<void> {
-    await this.run(['init'], [], this.o.limits.initTimeoutMs);
+    try {
+      await this.run(['init'], [], this.o.limits.initTimeoutMs, undefined, 'stop');
+    } catch (e) {
+      if ((e as SandboxError).code === 'SANDBOX_TIMEOUT') throw this.timedOut('INIT_TIMEOUT', `init(ctx) did not finish within ${this.o.limits.initTimeoutMs} ms`);
+      throw e;
+    }
+    this.initialized = true;
   }
 
   /** Calls its tool `local` with `args`. Rejects with the agent's error (its own `code`, else its class), a timeout, or `UPGRADE_REPLACED` when it stopped meanwhile. */
@@ -139,20 +170,30 @@ export class UpgradeInstance {
     if (this.o.workers) this.o.workers.alive--;
   }
 
-  private async run(path: string[], args: unknown[], timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+  private async run(path: string[], args: unknown[], timeoutMs: number, signal?: AbortSignal, onTimeout?: 'stop'): Promise<unknown> {
     const worker = this.worker;
     if (!worker) throw this.replaced();
-    const call = worker.call(path, args, { timeoutMs, ...(signal ? { signal } : {}) });
+    const call = worker.call(path, args, { timeoutMs, ...(signal ? { signal } : {}), ...(onTimeout ? { onTimeout } : {}) });
     this.inFlight.add(call);
     try {
       return await call;
     } catch (e) {
       if (e instanceof AgentCodeError) throw agentError(e);
       if ((e as { code?: string }).code === 'SANDBOX_TERMINATED') throw this.replaced();
+      // Stopped by a handler past its limit: every call says so, not that it was replaced.
+      if ((e as { code?: string }).code === 'SANDBOX_HANDLER_TIMEOUT') throw this.timedOut('HANDLER_TIMEOUT', (e as Error).message.replace(/^\[sandbox\] \S+: /, ''));
       throw e;
     } finally {
       this.inFlight.delete(call);
     }
+  }
+
+  /** A limit its own code ran past (`code` one of {@link TIMEOUT_CODES}); `what` says which. */
+  private timedOut(code: string, what: string): ArmatureError {
+    return new ArmatureError(code, `[made-upgrades] ${this.id} ${this.o.label}: ${what}`, {
+      hint: 'An endless loop never finishes: keep init and event handlers short, and put long work in a tool.',
+      details: { id: this.id, version: this.o.label },
+    });
   }
 
   private replaced(): ArmatureError {
@@ -171,7 +212,8 @@ export class UpgradeInstance {
 
   /** The worker restarted (its state is gone): run `init` again, unless it keeps restarting. */
   private restarted(reason: string, message: string): void {
-    if (this.stopping) return;
+    // Before its first init finished, the init's own failure says what went wrong: no second one.
+    if (this.stopping || !this.initialized) return;
     const now = Date.now();
     this.restarts = [...this.restarts.filter((t) => now - t < RESTART_WINDOW_MS), now];
     this.log(`worker restarted (${reason}): ${message}; its state was lost, init runs again`);
@@ -179,7 +221,10 @@ export class UpgradeInstance {
       this.o.onBroken?.(new ArmatureError('UPGRADE_BROKEN', `[made-upgrades] ${this.id} ${this.o.label} restarted ${this.restarts.length} times within a minute; it was stopped`, { hint: 'Fix what makes it time out or crash, and update it.' }));
       return;
     }
-    this.init().catch((e) => this.o.onBroken?.(new ArmatureError('UPGRADE_BROKEN', `[made-upgrades] ${this.id} ${this.o.label}: init failed after a restart: ${(e as Error).message}`, { hint: 'Fix init and update the upgrade.' })));
+    this.init().catch((e) => {
+      const timedOut = TIMEOUT_CODES.has((e as ArmatureError).code);
+      this.o.onBroken?.(new ArmatureError(timedOut ? (e as ArmatureError).code : 'UPGRADE_BROKEN', `[made-upgrades] ${this.id} ${this.o.label}: init failed after a restart: ${(e as Error).message}`, { hint: 'Fix init and update the upgrade.' }));
+    });
   }
 }
 

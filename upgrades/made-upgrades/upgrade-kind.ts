@@ -20,7 +20,8 @@ import type { ModuleParts } from '../../src/kernel/upgrade.ts';
 import type { BlueprintRegistryApi } from '../blueprints/contract.ts';
 import type { SystemArea } from '../workspace/contract.ts';
 import { gateUpgrade } from './upgrade-gate.ts';
-import { UpgradeInstance, type InstanceLimits } from './upgrade-instance.ts';
+import { heldBackError, untilChanged, type HeldBack } from './held-back.ts';
+import { TIMEOUT_CODES, UpgradeInstance, type InstanceLimits } from './upgrade-instance.ts';
 import { areaStorage, memoryStorage } from './storage.ts';
 import { checkUpgradeId, declarationsOf, MADE_UPGRADES_ID, partId, type MadeUpgradeContent } from './upgrade-spec.ts';
 
@@ -42,7 +43,12 @@ export interface UpgradeKindOptions {
   /** Whether a built-in upgrade is loaded. */
   builtInLoaded(id: string): boolean;
   network: 'none' | string[];
-  limits: InstanceLimits & { testTimeoutMs: number };
+  /** Limits of every instance; `initTimeoutMs` is each upgrade's own (below). */
+  limits: Omit<InstanceLimits, 'initTimeoutMs'> & { testTimeoutMs: number };
+  /** How long the top level and the init of upgrade `id` may take, each (the kernel's limit for its part). */
+  initTimeoutMs(id: string): number;
+  /** Versions held back after their code ran past a limit. */
+  held: HeldBack;
   log(text: string): void;
 }
 
@@ -111,6 +117,19 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
     return r.value;
   };
 
+  /** How a person gives upgrade `id`'s init more time, for messages. */
+  const raiseHint = (id: string) => `to give its init more time than ${o.initTimeoutMs(id)} ms, boot with initTimeouts: { "${partId(id)}": MS } (armature --init-timeout MS for every upgrade)`;
+
+  /** Holds back the version `info` of `id` after its code ran past a limit (`e`, one of {@link TIMEOUT_CODES}). */
+  const holdBack = async (id: string, info: VersionInfo, e: ArmatureError): Promise<ArmatureError> => {
+    try {
+      await o.held.hold({ id, version: info.version, hash: info.hash, change: info.change, code: e.code, message: e.message, at: Date.now() });
+    } catch (err) {
+      o.log(`[made-upgrades] ${id} v${info.version} could not be held back: ${(err as Error).message}`);
+    }
+    return new ArmatureError(e.code, `${e.message}; ${untilChanged(id)}`, { hint: `${e.hint ?? ''} ${raiseHint(id)}.`.trim(), details: e.details });
+  };
+
   /** Workers of this kind's instances alive now (the gate's and those in force). */
   const workers = { alive: 0 };
   const instanceOf = (c: MadeUpgradeContent, label: string, hash: string, emit: (n: string, p: unknown) => void, live: boolean) =>
@@ -122,13 +141,20 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
       emit,
       storage: live ? areaStorage(c.id, o.area) : memoryStorage(c.id),
       network: o.network,
-      limits: o.limits,
+      limits: { ...o.limits, initTimeoutMs: o.initTimeoutMs(c.id) },
       workers,
       ...(live
         ? {
             onStatus: (status) => running.get(c.id)?.instance.status === status && o.bus.emit('made-upgrades:status', { id: c.id, status }),
             onLog: (text) => o.log(text),
-            onBroken: (e) => void exclusive(() => stop(c.id, e.message)),
+            onBroken: (e) =>
+              void exclusive(async () => {
+                const r = running.get(c.id);
+                // A version already replaced has nothing left to stop.
+                if (r?.info.hash !== hash) return;
+                const why = TIMEOUT_CODES.has(e.code) ? await holdBack(c.id, r.info, e) : e;
+                await stop(c.id, why.message);
+              }),
           }
         : {}),
     });
@@ -137,9 +163,15 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
   const register = (c: MadeUpgradeContent, instance: UpgradeInstance) =>
     o.runner.registerTools(declarationsOf(c, o.limits.callTimeoutMs), (name, args, call) => instance.call(name.slice(name.indexOf('.') + 1), args, { signal: call.signal }));
 
-  /** Starts the version in force of `id` in a new worker and swaps it in for the running one, if any. Throws when it cannot start (the running one stays). */
+  /**
+   * Starts the version in force of `id` in a new worker and swaps it in for the running one, if
+   * any. Throws when it cannot start (the running one stays) or is held back; a start whose
+   * module or init runs past its limit holds the version back.
+   */
   async function start(id: string): Promise<void> {
     const { content: c, info } = inForce.get(id)!;
+    const held = o.held.get(info.hash);
+    if (held && held.change === info.change) throw heldBackError(held, raiseHint(id));
     const t0 = performance.now();
     const previous = running.get(id);
     const events = { current: o.bus.declareEvents(id, c.events) };
@@ -156,8 +188,10 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
       await instance.init();
     } catch (e) {
       await undo();
-      throw e;
+      throw TIMEOUT_CODES.has((e as ArmatureError).code) ? await holdBack(id, info, e as ArmatureError) : e;
     }
+    // Brought back by a change of its own (a rollback to the same hash): it starts, and is no longer held back.
+    if (held) await o.held.release(info.hash);
     // The swap, in one turn: no call finds the tools missing; calls in flight finish on the old instance.
     previous?.tools.dispose();
     let tools: Disposable;
@@ -288,6 +322,21 @@ export function createUpgradeKind(o: UpgradeKindOptions) {
     handler,
     /** Starts and stops upgrades to match the persona and what runs. */
     reconcile: () => exclusive(reconcile),
+    /**
+     * Lets the version in force of `id` start again if it was held back, and starts it (where the
+     * persona runs it). Throws `UPGRADE_NOT_IN_FORCE`, or what its start fails with (past its
+     * limit again, it is held back again).
+     */
+    async retry(id: string): Promise<{ id: string; version: number; running: boolean; released: boolean }> {
+      const r = o.changes.active('upgrade', id);
+      const content = r?.hash ? (o.changes.content(r) as MadeUpgradeContent | undefined) : undefined;
+      if (!r || r.hash === null || r.version === null || !content) {
+        throw new ArmatureError('UPGRADE_NOT_IN_FORCE', `[made-upgrades] ${quote(id)} has no version in force to start`, { hint: 'upgrade_history shows its versions; rollback_upgrade brings one back.' });
+      }
+      const released = await o.held.release(r.hash);
+      await handler.activate(id, content, { change: r.id, version: r.version, hash: r.hash, caller: r.caller });
+      return { id, version: r.version, running: running.has(id), released };
+    },
     live: (): LiveUpgradeInfo[] =>
       ordered().map((id) => {
         const { content: c, info } = inForce.get(id)!;

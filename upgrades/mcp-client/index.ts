@@ -45,5 +45,6 @@ export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx)
     callTimeoutMs: ctx.configNumber('callTimeoutMs'),
     version: metadata.version,
   });
-  return { api: client.api, tools: client.tools, init: () => client.init(), dispose: () => client.dispose() };
+  // Its init waits for the servers, each within its own start limit: the boot's init limit would cut them short.
+  return { api: client.api, tools: client.tools, init: () => client.init(), dispose: () => client.dispose(), ...(client.initTimeoutMs ? { initTimeoutMs: client.initTimeoutMs } : {}) };
 };

@@ -54,6 +54,9 @@ interface Entry {
 
 const CACHE_SUFFIX = '.tools.json';
 
+/** What starting the servers takes beyond their start limit: spawning their processes, reading the tools cache. */
+const INIT_ALLOWANCE_MS = 10_000;
+
 /** Creates the client (see the module comment); `init()` starts every server. */
 export function createMcpClient(o: McpClientOptions) {
   const startTimeoutMs = o.startTimeoutMs ?? 30_000;
@@ -188,6 +191,11 @@ export function createMcpClient(o: McpClientOptions) {
   return {
     api,
     tools,
+    /**
+     * How long `init` may take: the slowest server's start limit, and time to spawn it and read
+     * the cache; none without servers (the boot's default applies).
+     */
+    initTimeoutMs: configured.length ? Math.max(...configured.map(([, spec]) => spec.startTimeoutMs ?? startTimeoutMs)) + INIT_ALLOWANCE_MS : undefined,
     /** Starts every server in parallel; resolves when each is ready or failed. Never rejects. */
     async init(): Promise<void> {
       await loadCache();

@@ -5,7 +5,7 @@ import { loadPersona, type ModuleReport, type UpgradeImporter } from './loader.t
 import { findPersona, readManifests, reservedEventPrefixes, type Manifests } from '../manifests.ts';
 import type { Persona } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
-import { defaultPlatform } from '../../platform/detect.ts';
+import { defaultPlatform } from '../../platform/default/default-platform.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { ArmatureServices, ServiceId } from '../services.ts';
 import { checkConfigIds, type ArmatureConfig, type BootConfig } from '../config-schema.ts';
@@ -46,6 +46,15 @@ export interface BootOptions {
    * changes (`armature boot --safe`, the dashboard's `?safe`). Default: false.
    */
   safe?: boolean;
+  /**
+   * How long each upgrade's `init` may take, in ms — built-in and agent-made alike: past it the
+   * upgrade is marked failed (`INIT_TIMEOUT`, naming the limit and how to raise it) and the boot
+   * goes on. An upgrade whose init waits on work with limits of its own (the McpClient's servers)
+   * asks for more itself. Default: 2000.
+   */
+  initTimeoutMs?: number;
+  /** The same for one upgrade, by id (`McpClient`, or an agent-made one's part, `upgrade:notes-index`); wins over what it asks. Default: none. */
+  initTimeouts?: Readonly<Record<string, number>>;
 }
 
 /** A booted persona. */
@@ -86,8 +95,9 @@ export interface ArmatureSystem {
 
 /**
  * Boots a persona: reads and validates the manifests, loads its upgrades into a persona scope,
- * and resolves to the running system. Rejects only when the manifests are invalid or the persona
- * does not exist; module failures are reported in `modules` and as `module:failed` events.
+ * and resolves to the running system. Rejects only when the manifests are invalid, the persona
+ * does not exist or the init limits are unusable (`INVALID_CONFIG`); module failures are reported
+ * in `modules` and as `module:failed` events.
  */
 export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   const t0 = performance.now();
@@ -111,6 +121,8 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
     config,
     importer: options.importer,
     safe,
+    initTimeoutMs: options.initTimeoutMs,
+    initTimeouts: options.initTimeouts,
   });
   const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
   const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);

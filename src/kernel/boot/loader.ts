@@ -1,8 +1,10 @@
+import { timeoutProblem } from '../bounded.ts';
 import { configNumber } from '../config-number.ts';
 import { checkConfig } from '../config-schema.ts';
 import type { Container } from '../container.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { startEarly } from './early-start.ts';
+import { initLimitOf, initLimits, withinInitLimit } from './init-limit.ts';
 import { ArmatureError, ToolManifestMismatchError, type ErrorInfo } from '../errors.ts';
 import type { EventBus } from '../event-bus.ts';
 import type { Disposable } from '../lifecycle.ts';
@@ -105,6 +107,10 @@ export interface LoadOptions {
   importer?: UpgradeImporter;
   /** Safe mode, handed to every upgrade (see `UpgradeContext.safe`). Default: false. */
   safe?: boolean;
+  /** How long each upgrade's (and part's) `init` may take, in ms (`init-limit.ts`). Default: 2000. */
+  initTimeoutMs?: number;
+  /** The same for one upgrade or part, by id: `{ McpClient: 60000, "upgrade:notes-index": 5000 }`. Default: none. */
+  initTimeouts?: Readonly<Record<string, number>>;
 }
 
 /** The persona scope the loader built. */
@@ -118,11 +124,13 @@ export interface LoadedPersona {
 /**
  * Boots a persona's upgrades into a child container: orders them by dependencies, calls their
  * early starts, imports each entry, checks its metadata against `modules/upgrades.json`,
- * registers it, then initializes every module. A failing module is reported (`module:failed`) and
- * its dependents fail naming it; unrelated modules still load.
+ * registers it, then initializes every module, each init within its limit. A failing module (an
+ * init past its limit included) is reported (`module:failed`) and its dependents fail naming it;
+ * unrelated modules still load. Throws `INVALID_CONFIG` for unusable init limits.
  */
 export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> {
   const { manifests, persona, bus, platform } = options;
+  const limits = initLimits(options.initTimeoutMs, options.initTimeouts);
   const importer = options.importer ?? importUpgrade;
   const reports = new Map<string, ModuleReport>();
   const metadata = new Map<string, UpgradeMetadata>();
@@ -248,6 +256,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           config,
           configNumber: ((key: string, fallback?: number) => configNumber(config, entry.id, key, fallback)) as UpgradeContext['configNumber'],
           parts: partsOf(entry.id),
+          initTimeoutMs: (part) => initLimitOf(limits, part),
           safe: options.safe ?? false,
         });
         const implemented = Object.keys(instance.tools ?? {});
@@ -258,11 +267,19 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
           await instance.dispose?.();
           throw new ToolManifestMismatchError(entry.id, declaredOnly, implementedOnly);
         }
+        const asked = instance.initTimeoutMs;
+        const badLimit = asked === undefined ? undefined : timeoutProblem(asked, 'initTimeoutMs');
+        if (badLimit) {
+          scope.dispose();
+          await instance.dispose?.();
+          throw new ArmatureError('INVALID_UPGRADE', `[init] ${entry.id} asks for its init: ${badLimit}`);
+        }
         let registration: Disposable | undefined;
         return {
           api: instance.api,
           init: async () => {
-            await instance.init?.();
+            // Its tools and its dependents wait for init: past its limit neither comes.
+            if (instance.init) await withinInitLimit(entry.id, initLimitOf(limits, entry.id, asked), () => instance.init!());
             if (implemented.length) {
               const runner = deps[TOOL_RUNNER_ID] as ToolRunnerApi | undefined;
               if (!runner)

@@ -20,6 +20,47 @@ export function keptPart(part: LanguageModelV3StreamPart): Record<string, unknow
   return JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
 }
 
+/** Text arriving in pieces, masked across them (the Agent's `StreamRedactor`). */
+export interface PieceMask {
+  /** What can be kept now of what was held and `piece`. */
+  push(piece: string): string;
+  /** What it still holds, at the end of the text. */
+  flush(): string;
+}
+
+/**
+ * A recorded response with each streamed text (and reasoning) masked across its pieces: a key the
+ * model echoes split over pieces (`"sk-MAR" | "KER-abc1" | "23XYZ"`) passes a mask of each piece
+ * alone. Pieces keep their order; a piece may come out shorter, what was held is flushed as one more
+ * piece before the text's end.
+ */
+export function maskPieces(response: readonly Record<string, unknown>[], fresh: () => PieceMask): Record<string, unknown>[] {
+  const open = new Map<string, PieceMask>();
+  const out: Record<string, unknown>[] = [];
+  const flush = (type: string, id: string) => {
+    const rest = open.get(`${type}:${id}`)?.flush();
+    open.delete(`${type}:${id}`);
+    if (rest) out.push({ type, id, delta: rest });
+  };
+  for (const part of response) {
+    const type = String(part.type);
+    const id = String(part.id);
+    if ((type === 'text-delta' || type === 'reasoning-delta') && typeof part.delta === 'string') {
+      const key = `${type}:${id}`;
+      if (!open.has(key)) open.set(key, fresh());
+      out.push({ ...part, delta: open.get(key)!.push(part.delta) });
+      continue;
+    }
+    if (type === 'text-end' || type === 'reasoning-end') flush(type.replace('-end', '-delta'), id);
+    out.push(part);
+  }
+  for (const key of [...open.keys()]) {
+    const [type, id] = key.split(/:(.*)/s) as [string, string];
+    flush(type, id);
+  }
+  return out;
+}
+
 /** Where a recorded step goes, with the turn and step it belongs to. */
 export interface StepSink {
   /** The turn and step the next request is (the agent knows; the model does not). */

@@ -81,6 +81,21 @@ test('--record keeps the model\'s side: a header, the goal, each request\'s dige
   assert.ok(second!.response.some((p) => p.type === 'finish'));
 });
 
+test('--record masks a key the model echoes split across streamed pieces: the file holds no key, the replay says the same', async () => {
+  const split = [`Echo: ${KEY.slice(0, 6)}`, KEY.slice(6, 15), `${KEY.slice(15)} and `, KEY.slice(0, 5), `${KEY.slice(5)}.`];
+  const s = await setup(() => ({}), [{ text: split }]);
+  const run = await s.agent.run({ goal: 'Echo', model: { provider: 'openai', model: 'gpt-test' }, record: s.sink('run.jsonl') });
+  assert.equal(run.reason, 'answered', JSON.stringify(run.error));
+  assert.equal(run.answer, 'Echo: [redacted key] and [redacted key].');
+  const text = s.files.get('run.jsonl')!;
+  const step = text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; response?: { type: string; delta?: string }[] }).find((l) => l.type === 'step')!;
+  const deltas = step.response!.filter((p) => p.type === 'text-delta').map((p) => p.delta).join('');
+  assert.equal(deltas, 'Echo: [redacted key] and [redacted key].');
+  const replayed = await setup(() => ({}));
+  replayed.files.set('run.jsonl', text);
+  assert.equal((await replayed.agent.run({ goal: 'Echo', model: REPLAY })).answer, 'Echo: [redacted key] and [redacted key].');
+});
+
 test('--replay plays it back with no model and no key: the same answer, the same tool calls; volatile values do not count', async () => {
   const recorder = await setup(() => ({ words: 3, at: 1 }), SCRIPT);
   await recorder.agent.run({ goal: 'Count the words of notes.txt', model: { provider: 'openai', model: 'gpt-test' }, record: recorder.sink('run.jsonl') });

@@ -6,7 +6,7 @@ import type { LanguageModel } from 'ai';
 import { ArmatureError } from '../../../src/kernel/errors.ts';
 import type { AgentModelRef, ToolMode } from '../../../src/contracts/agent-contract.ts';
 import { recordingLine, RECORDING_FORMAT, RECORDING_VERSION, type Recording, type RecordingLine, type RecordingSink } from '../../../src/contracts/recording-format.ts';
-import { recordingModel } from './recording-model.ts';
+import { maskPieces, recordingModel, type PieceMask } from './recording-model.ts';
 import { ReplayModel, type ReplayNotes } from './replay-model.ts';
 
 /** What a replay needs of the workspace: to write the files a recording starts from. */
@@ -54,6 +54,8 @@ export interface TurnModelOptions {
   record?: RecordingSink;
   /** Masks secrets in everything recorded. */
   mask<T>(value: T): T;
+  /** A fresh mask of secrets in text that streams in pieces (one per streamed text). */
+  maskStream(): PieceMask;
   /** The run's step at the moment (the loop moves it). */
   step(): number;
   /** Where a replay notes what changed without stopping it. */
@@ -79,7 +81,8 @@ export async function turnModel(o: TurnModelOptions): Promise<{ model: LanguageM
   }
   const sink = o.record;
   if (!sink) return { model, ...(recording ? { recording } : {}) };
-  const write = (line: RecordingLine) => sink.write(recordingLine(o.mask(line)));
+  // A key echoed split across streamed pieces is masked across them, then every string on its own.
+  const write = (line: RecordingLine) => sink.write(recordingLine(o.mask(line.type === 'step' ? { ...line, response: maskPieces(line.response, o.maskStream) as typeof line.response } : line)));
   if (o.turn === 0) {
     write({
       type: 'recording',

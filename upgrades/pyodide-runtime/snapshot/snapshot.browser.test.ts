@@ -1,7 +1,7 @@
 // The start-up snapshot in Chromium: made by the first start of a page, kept in Cache Storage,
 // restored by the next page load (simulated here by forgetting the page's in-memory copy).
 import { expect } from 'chai';
-import { createBrowserPlatform } from '../../../src/platform/browser.ts';
+import { createBrowserPlatform } from '../../../src/platform/browser/browser.ts';
 import { createPyodideRuntime } from '../runtime.ts';
 import { forgetMemorySnapshots, snapshotKey } from './snapshot-store.ts';
 

@@ -1,4 +1,4 @@
-import { checkCacheKey, type BlobCache } from './platform.ts';
+import { checkCacheKey, type BlobCache } from '../platform.ts';
 
 /**
  * A {@link BlobCache} in Cache Storage (the cache named `cacheName`), each blob under a URL of the

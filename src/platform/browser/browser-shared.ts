@@ -6,22 +6,8 @@
  * their journal lines arrive); locks are Web Locks (released when their tab closes); other tabs
  * hear of an append through a BroadcastChannel.
  */
-import type { JournalLine, SharedStore } from './platform.ts';
-
-function request<T>(req: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-}
-
-function done(tx: IDBTransaction): Promise<void> {
-  return new Promise((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onabort = () => reject(tx.error ?? new Error('[store] IndexedDB transaction aborted'));
-    tx.onerror = () => reject(tx.error);
-  });
-}
+import { done, request } from './browser-idb.ts';
+import type { JournalLine, SharedStore } from '../platform.ts';
 
 /** Opens (creating if needed) the shared store in the IndexedDB database `dbName`. */
 export async function openIndexedDbShared(dbName: string): Promise<SharedStore> {

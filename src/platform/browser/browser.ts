@@ -1,6 +1,7 @@
 import { openCacheStorage } from './browser-cache.ts';
+import { done, request } from './browser-idb.ts';
 import { openIndexedDbShared } from './browser-shared.ts';
-import type { FileStore, Platform, ProjectFiles, StoredFile } from './platform.ts';
+import type { FileStore, Platform, ProjectFiles, StoredFile } from '../platform.ts';
 
 /** Options of {@link createBrowserPlatform}. */
 export interface BrowserPlatformOptions {
@@ -73,21 +74,6 @@ export function createBrowserPlatform(options: BrowserPlatformOptions = {}): Pla
   return { kind: 'browser', project, openStore: (name) => openIndexedDbStore(`${prefix}:${name}`),
     openShared: (name) => openIndexedDbShared(`${prefix}:shared:${name}`),
     openCache: (name) => openCacheStorage(`${prefix}:${name}`) };
-}
-
-function request<T>(req: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-}
-
-function done(tx: IDBTransaction): Promise<void> {
-  return new Promise((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onabort = () => reject(tx.error ?? new Error('[store] IndexedDB transaction aborted'));
-    tx.onerror = () => reject(tx.error);
-  });
 }
 
 /**

@@ -4,7 +4,7 @@
 // candidates' results are their own, and calls from Python are ToolRunner calls.
 import { expect } from 'chai';
 import { boot, type ArmatureSystem } from '../../src/index.ts';
-import { createBrowserPlatform } from '../../src/platform/browser.ts';
+import { createBrowserPlatform } from '../../src/platform/browser/browser.ts';
 import type { Platform } from '../../src/platform/platform.ts';
 import { FLAKY, HIJACK } from '../helpers/made-tool-fixtures.ts';
 

@@ -1,13 +1,13 @@
 // MCP, side by side: a tiny tool call through `armature mcp` over stdio (a real child process, the
-// SDK client) against the same call in process (MCP over an in-memory transport, and the
+// SDK client) against server-everything's `echo` over stdio (interleaved, 200 calls each; target:
+// <= 1.1x) and against the same call in process (MCP over an in-memory transport, and the
 // ToolRunner directly); tools/list with 100 tools; and the prompt fragment against the schemas it
-// replaces with the three reference servers loaded (target: <= 5%).
+// replaces with the three reference servers loaded (target: <= 5%). execute_python over MCP and
+// the heap of idle sessions are in mcp-python.bench.ts and mcp-heap.bench.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { boot, type ArmatureSystem } from '../src/kernel/boot/boot.ts';
@@ -15,9 +15,8 @@ import type { ToolDeclaration } from '../src/kernel/manifest-schemas.ts';
 import { createMcpServer } from '../src/mcp/mcp-server.ts';
 import { formatTools } from '../src/tools-format/format-tools.ts';
 import { referenceServers } from '../test/helpers/mcp-servers.ts';
-import { percentile, type BenchRow } from './types.ts';
-
-const bin = fileURLToPath(new URL('../bin/armature.js', import.meta.url));
+import { armatureClient, everythingClient, interleaved } from './mcp-stdio.ts';
+import { medianRow, percentile, type BenchRow } from './types.ts';
 
 async function time(fn: () => Promise<unknown>, n: number): Promise<number[]> {
   const out: number[] = [];
@@ -66,22 +65,34 @@ export async function run(): Promise<BenchRow[]> {
   const out: BenchRow[] = [];
   try {
     const N = 300;
-    // 1. A tiny call (list_files on an empty workspace), three ways.
-    const stdio = new Client({ name: 'bench', version: '1' });
-    await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'stdio')], stderr: 'ignore' }));
-    // Python starts in the background of `armature mcp`: let it finish, so it does not compete.
-    await stdio.callTool({ name: 'execute_python', arguments: { code: '1' } });
-    await time(() => stdio.callTool({ name: 'list_files', arguments: {} }), 50);
-    const overStdio = await time(() => stdio.callTool({ name: 'list_files', arguments: {} }), N);
+    // 1. A tiny call over stdio, Armature's (list_files on an empty workspace) and server-everything's
+    // echo, in turns of 20 calls, 200 each: the block medians give the median and its range.
+    const stdio = await armatureClient(join(dir, 'stdio'));
+    const everything = await everythingClient();
+    const both = await interleaved(
+      {
+        armature: () => stdio.callTool({ name: 'list_files', arguments: {} }),
+        everything: () => everything.callTool({ name: 'echo', arguments: { message: 'hi' } }),
+      },
+      200,
+    );
     await stdio.close();
-
+    await everything.close();
+    const ours = percentile(both.armature!.samples, 50);
+    const theirs = percentile(both.everything!.samples, 50);
+    const ratios = both.armature!.blocks.map((b, i) => b / both.everything!.blocks[i]!);
+    out.push(
+      medianRow('mcp', 'tiny call via armature mcp (stdio, SDK client: list_files) p50', both.armature!.blocks, 'ms'),
+      medianRow('mcp', "server-everything's echo (stdio, same client) p50", both.everything!.blocks, 'ms'),
+      { ...medianRow('mcp', 'armature / echo (per block, interleaved, 200 calls each)', ratios, 'x'), value: ours / theirs, target: '<= 1.1x', pass: ours / theirs <= 1.1 },
+    );
     const sys = await boot({ dataDir: join(dir, 'direct'), config: { PyodideRuntime: { autoStart: false } } });
     const mem = await inProcessClient(sys);
     await time(() => mem.client.callTool({ name: 'list_files', arguments: {} }), 50);
     const inMemory = await time(() => mem.client.callTool({ name: 'list_files', arguments: {} }), N);
     await time(() => sys.tools.executeTool('list_files', {}), 50);
     const direct = await time(() => sys.tools.executeTool('list_files', {}), N);
-    out.push(...rows('tiny call via armature mcp (stdio, SDK client)', overStdio, 'ms'), ...rows('tiny call via MCP in process (in-memory transport)', inMemory, 'ms'), ...rows('tiny call direct (ToolRunner.executeTool)', direct, 'µs'));
+    out.push(...rows('tiny call via MCP in process (in-memory transport)', inMemory, 'ms'), ...rows('tiny call direct (ToolRunner.executeTool)', direct, 'µs'));
 
     // 2. tools/list with 100 more tools.
     const registration = sys.tools.registerTools(hundredTools(), () => ({ ok: true }));

@@ -8,7 +8,7 @@ import { MissingPeerError } from '../kernel/optional-peer.ts';
 import type { ModuleReport } from '../kernel/boot/loader.ts';
 import { defaultPlatform } from '../platform/default/default-platform.ts';
 import type { McpServers } from '../kernel/mcp-servers.ts';
-import { readMcpConfig, runMcpCommand } from './mcp-command.ts';
+import { MCP_OPTIONS, MCP_OPTIONS_USAGE, MCP_USAGE, mcpOptionsFrom, readMcpConfig, runMcpCommand } from './mcp-command.ts';
 import { printFormattedTools } from './tools-format.ts';
 import { UsageError } from './usage-error.ts';
 import { AGENT_OPTIONS_USAGE, AGENT_USAGE, AgentUsageError, parseAgentArgs } from './agent-args.ts';
@@ -38,9 +38,7 @@ Usage:
   armature run FILE.py | -c CODE [--timeout MS] [--json] [--no-snapshot]
                                                   run Python headless, streaming its output
   armature prompt [--persona ID] [--stats]        the system-prompt fragment for the persona
-  armature mcp [--persona ID]                     serve the persona's tools to MCP clients over stdio
-  armature mcp --http [--port N] [--host H] [--allow-remote]
-                                                  ... or over streamable HTTP (loopback unless told)
+${MCP_USAGE}
   armature start [--persona ID] [--port N] [--no-snapshot] [--safe] [--in-browser]
                                                   the main job: serve the dashboard (a view of this
                                                   data folder's system and of every process on it;
@@ -71,9 +69,7 @@ Options:
                  (kept in DIR/cache/pyodide-snapshot/; in the browser, in Cache Storage)
   --stats        prompt: compare its size with the full JSON schemas of the same tools
   --format F     tools: declarations for provider F; --strict: OpenAI/Anthropic strict mode
-  --http, --port N, --host H (default 127.0.0.1), --allow-remote
-                 mcp: serve over HTTP; a non-loopback host needs --allow-remote and a bearer
-                 token in ARMATURE_MCP_TOKEN (default port 8765)
+${MCP_OPTIONS_USAGE}
 ${AGENT_OPTIONS_USAGE}
   --json         machine-readable output
   -h, --help     this help
@@ -96,9 +92,7 @@ const OPTIONS = {
   'mcp-config': { type: 'string' },
   format: { type: 'string' },
   strict: { type: 'boolean', default: false },
-  http: { type: 'boolean', default: false },
-  host: { type: 'string' },
-  'allow-remote': { type: 'boolean', default: false },
+  ...MCP_OPTIONS,
   'in-browser': { type: 'boolean', default: false },
   model: { type: 'string' },
   'base-url': { type: 'string' },
@@ -172,7 +166,7 @@ async function command(argv: readonly string[], io: CliIo): Promise<number> {
     call: (sys) => callTool(sys, rest, io),
     run: (sys) => runPython(sys, rest, values, io),
     prompt: (sys) => printPrompt(sys, values.stats, io),
-    mcp: (sys) => runMcpCommand(sys, { http: values.http, port: values.port, host: values.host, allowRemote: values['allow-remote'] }, io),
+    mcp: (sys) => runMcpCommand(sys, mcpOptionsFrom(values), io),
     agent: (sys) => runAgentCommand(sys, agentArgs!, values.json, io),
     runs: (sys) => runRunsCommand(sys, rest, values.json, io),
     ...Object.fromEntries(CHANGES_COMMANDS.map((c) => [c, (sys: ArmatureSystem) => runChangesCommand(sys, c, rest, values.json, io)])),
@@ -262,6 +256,9 @@ async function command(argv: readonly string[], io: CliIo): Promise<number> {
   }
   // boot lists failed modules itself; any other command would otherwise just lack their tools.
   if (command !== 'boot') for (const line of failedModuleLines(sys)) io.err(line);
+  // An MCP server that asks the person for input (elicitation) is answered on the terminal, when
+  // there is one; otherwise its requests are refused.
+  if (['run', 'call', 'agent'].includes(command) && process.stdin.isTTY && io.isTTY) await (await import('./mcp/elicitation-prompt.ts')).answerElicitationsOnTerminal(sys);
   try {
     return await run(sys);
   } catch (e) {

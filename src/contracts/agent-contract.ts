@@ -27,6 +27,17 @@ export interface AgentModelRef {
   baseURL?: string;
 }
 
+/**
+ * An AI SDK language model object (`LanguageModel` of `ai`, specification v3), named here by the
+ * fields the Agent reads: the contract stays free of the AI SDK's types, so the package's users
+ * type-check without them.
+ */
+export interface RunLanguageModel {
+  readonly specificationVersion: string;
+  readonly provider: string;
+  readonly modelId: string;
+}
+
 /** The providers a persona, the CLI or the dashboard can name (`replay` plays a recording back). */
 export const PROVIDERS = ['openai-compatible', 'openai', 'anthropic', 'google', 'replay'] as const;
 
@@ -58,6 +69,12 @@ export interface RunOptions {
   toolMode?: ToolMode;
   /** The provider key for this run only. Default: the key source (environment in Node, browser storage on the dashboard). */
   apiKey?: string;
+  /**
+   * The model object to run on instead of the configured one — e.g. an MCP client's model over
+   * sampling (`armature mcp`'s `run_agent`); no key is needed, `model` and `apiKey` are ignored.
+   * Default: the configured model.
+   */
+  languageModel?: RunLanguageModel;
   /** Aborts the run (same as {@link AgentApi.abort}). */
   signal?: AbortSignal;
   /** Records the model's side of this turn (a header first when it is the run's first turn). Default: not recorded. */
@@ -169,10 +186,42 @@ export interface AgentSettings {
   keyVariable?: string;
 }
 
+/** One message asked of the persona's model (see {@link AgentApi.complete}). */
+export interface CompleteRequest {
+  /** Default: none. */
+  system?: string;
+  /** The conversation, oldest first, as text. */
+  messages: { role: 'user' | 'assistant'; text: string }[];
+  /** Most tokens of the answer. */
+  maxTokens: number;
+  /** Default: the provider's. */
+  temperature?: number;
+  /** Default: none. */
+  stopSequences?: string[];
+  /** Default: none. */
+  signal?: AbortSignal;
+}
+
+/** The model's answer to a {@link CompleteRequest}. */
+export interface CompleteResult {
+  text: string;
+  /** `provider:model` of the model that answered. */
+  model: string;
+  /** `endTurn`, `maxTokens`, or the provider library's finish reason. */
+  stopReason: string;
+  usage: AgentUsage;
+}
+
 /** The Agent upgrade's API. */
 export interface AgentApi {
   /** Runs (or continues) a goal to an answer, `maxSteps`, an abort or an error. Never rejects. */
   run(options: RunOptions): Promise<RunResult>;
+  /**
+   * One answer from the model a run would use (settings, else the persona's; its key), without
+   * tools or a transcript — for MCP servers' sampling requests. Throws `NO_MODEL` / `NO_API_KEY`
+   * with a hint, or the model's error made readable (`MODEL_REQUEST_FAILED` and friends).
+   */
+  complete(request: CompleteRequest): Promise<CompleteResult>;
   /** Aborts `runId`, or every active run. */
   abort(runId?: string): void;
   /** Runs in progress. */

@@ -16,11 +16,13 @@ export type PythonStatus = 'idle' | 'loading' | 'ready' | 'busy' | 'restarting' 
 export interface PythonPoolState {
   /** Most runtimes serving sessions at once (`poolSize`). */
   size: number;
-  /** Runtimes started for sessions, bound to one or kept warm for the next. */
+  /** Runtimes started for sessions: each bound to one session, or a warm spare no session has used. */
   workers: number;
+  /** Of `workers`, the warm spares (`poolSpares`): started and ready, never used, for the next new session. */
+  spares: number;
   /** Of `workers`, those running code. */
   busy: number;
-  /** Sessions holding a runtime. */
+  /** Sessions holding a runtime (each its own: a runtime a session gives up is stopped, never reused). */
   sessions: number;
   /** Runs waiting for a runtime to become free. */
   queued: number;

@@ -102,6 +102,30 @@ export const PersonaSchema = z.strictObject({
     .describe('Tools it may not call even where `tools` allows them (e.g. with `"*"`): names or `"<namespace>.*"`. A persona overlay\'s `remove_tools` lands here. Default: none.'),
   skills: z.array(z.string().min(1)).default([]).describe('Skill namespaces the agent is told about (`list_skills`, `read_skill`).'),
   mcpServers: McpServersSchema.optional().describe('MCP servers whose tools it gets, in the `mcpServers` format of MCP clients (needs the McpClient upgrade). Default: none.'),
+  mcp: z
+    .strictObject({
+      roots: z
+        .boolean()
+        .optional()
+        .describe('McpClient: offer servers the workspace folder as this client\'s root (`roots/list`), so a filesystem server can keep to it. Default: false.'),
+      elicitation: z
+        .boolean()
+        .optional()
+        .describe('McpClient: forward servers\' elicitation requests to the person (the terminal, the dashboard); refused when nobody can answer. Default: false.'),
+      sampling: z
+        .strictObject({
+          maxRequests: z.number().int().min(1).max(10_000).optional().describe('Sampling requests answered per server while it runs. Default: 10.'),
+          maxTokens: z.number().int().min(1).max(200_000).optional().describe('Tokens at most in one answer. Default: 2000.'),
+        })
+        .optional()
+        .describe('McpClient: answer servers\' sampling requests with the persona\'s model, counted and bounded. Absent: refused.'),
+      clientModel: z
+        .boolean()
+        .optional()
+        .describe('`armature mcp`: an agent started by an MCP client (`run_agent`) may run on that client\'s model (sampling) when the persona has none of its own. Default: false.'),
+    })
+    .optional()
+    .describe('What MCP may do for this persona beyond calling tools; each is off when absent (`modules/personas/default.json` turns them on).'),
   // --- The agent (upgrade Agent) ---
   model: z
     .strictObject({

@@ -7,12 +7,18 @@ async function through(chunks: string[], max: number): Promise<{ passed: string[
   const refused: { id: unknown; error: { code: number; message: string } }[] = [];
   const limit = new LineLimit((answer) => void refused.push(JSON.parse(answer)), max);
   const passed: string[] = [];
-  limit.on('data', (b: Buffer) => passed.push(b.toString('utf8')));
-  for (const c of chunks) limit.write(Buffer.from(c));
-  limit.end();
-  await new Promise((r) => limit.on('end', r));
+  for (const c of chunks) limit.feed(Buffer.from(c), (b) => passed.push(b.toString('utf8')));
   return { passed, refused };
 }
+
+test('a chunk of whole lines passes as it came, uncopied', async () => {
+  const chunk = Buffer.from('{"id":1}\n{"id":2}\n');
+  const passed: Buffer[] = [];
+  new LineLimit(() => assert.fail('refused'), 100).feed(chunk, (b) => void passed.push(b));
+  assert.equal(passed.length, 1);
+  assert.equal(passed[0]!.buffer, chunk.buffer, 'the same memory');
+  assert.equal(passed[0]!.length, chunk.length);
+});
 
 test('lines up to the limit pass whole, however they are cut into chunks', async () => {
   const { passed, refused } = await through(['{"id":1}\n{"i', 'd":2', '}\n'], 8);

@@ -89,6 +89,7 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
   await removeOrphans(root, tempDir, legacy);
 
   return {
+    folder: root,
     async load() {
       const out: StoredFile[] = [];
       const walk = async (folder: string): Promise<void> => {

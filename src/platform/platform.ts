@@ -84,6 +84,8 @@ export interface FileStore {
   delete(path: string): Promise<void>;
   /** Releases handles. */
   close(): Promise<void>;
+  /** The folder holding the files as files, when the store is one (Node); undefined elsewhere. */
+  readonly folder?: string;
 }
 
 /** One complete line of a {@link SharedStore}'s journal, with where it lies (for reports). */

@@ -108,3 +108,26 @@ test('bad --mcp-config files and personas without McpClient are explained, exit 
   assert.equal(reader.code, 2);
   assert.match(reader.err, /persona reader does not load McpClient, which runs the servers of --mcp-config/);
 });
+
+test('run: server-everything through --mcp-config, from Python — resources, prompts, the workspace as its root; sampling and elicitation refused, each saying why', () => {
+  const code = [
+    'from tools.everything import read_resource, get_prompt, get_resource_links, get_roots_list, trigger_sampling_request, trigger_elicitation_request',
+    'link = [c for c in get_resource_links(count=1) if c["type"] == "resource_link"][0]',
+    'print("read", read_resource(link["uri"])["contents"][0]["uri"] == link["uri"])',
+    'print("prompt", get_prompt("args-prompt", {"city": "Oslo"})["messages"][0]["content"]["text"])',
+    'print("roots", "/workspace" in get_roots_list())',
+    'for f in (lambda: trigger_sampling_request(prompt="hi"), trigger_elicitation_request):',
+    '    try:',
+    '        f()',
+    '    except Exception as e:',
+    '        print("refused", str(e)[:400].replace("\\n", " "))',
+  ].join('\n');
+  const r = cli('run', '--mcp-config', config, '-c', code);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^read True$/m);
+  assert.match(r.out, /^prompt What's weather in Oslo\?$/m);
+  assert.match(r.out, /^roots True$/m, 'the workspace folder (data/workspace) is the client\'s root');
+  // The default persona allows sampling, but has no model configured here; no terminal answers elicitation.
+  assert.match(r.out, /^refused .*sampling refused: .*no model is configured/m);
+  assert.match(r.out, /^refused .*elicitation refused: nobody can answer here/m);
+});

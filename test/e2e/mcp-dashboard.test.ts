@@ -63,7 +63,7 @@ test('the page reaches a CORS-enabled server; the others fail with the reason, o
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.match(text, /1 of 3 servers ready/, text);
-  assert.match(text, /web http ?: http:\/\/127\.0\.0\.1:\d+\/mcp · mcp-servers\/everything 2\.0\.0 ● ready 13/);
+  assert.match(text, /web http ?: http:\/\/127\.0\.0\.1:\d+\/mcp · mcp-servers\/everything 2\.0\.0 ● ready 18/);
   assert.match(text, /could not start: .*does not allow this page's origin \(CORS/);
   assert.match(text, /a stdio server \(.*server-memory.*\) can only be started from Node; in the browser, reach it over HTTP with "url"/);
   // Failed parts are failed modules: each has its error card on the dashboard too.

@@ -175,7 +175,8 @@ for (const [transport, client] of [['stdio', () => stdio], ['http', () => http]]
     const { resourceTemplates } = await client().listResourceTemplates();
     assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['armature://skills/{namespace}', 'armature://workspace/{+path}']);
     const { prompts } = await client().listPrompts();
-    assert.deepEqual(prompts.map((p) => p.name), ['armature-system-prompt']);
+    assert.deepEqual(prompts.slice(0, 2).map((p) => p.name), ['armature-system-prompt', 'use-armature']);
+    assert.ok(prompts.some((p) => p.name === 'skill-workspace'), 'a prompt per skill');
     const prompt = await client().getPrompt({ name: 'armature-system-prompt' });
     assert.match(String((prompt.messages[0]!.content as { text: string }).text), /retry — at most twice/);
   });

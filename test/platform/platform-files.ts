@@ -31,7 +31,7 @@ export const NODE_ONLY: readonly RegExp[] = [
 export const BROWSER_ONLY: readonly RegExp[] = [
   /^src\/(widgets|dashboard)\//,
   /(^|\/)widget\.ts$/,
-  /^upgrades\/[a-z-]+\/(settings-form|transcript-view|change-view|upgrade-widget|console|past-runs)\.ts$/,
+  /^upgrades\/[a-z-]+\/(settings-form|transcript-view|change-view|upgrade-widget|console|elicitation-form|past-runs)\.ts$/,
   /^src\/platform\/browser\//,
   /^src\/sandbox\/browser-[a-z-]+\.ts$/,
   /^test\/helpers\/scripted-model-browser\.ts$/,

@@ -1,3 +1,4 @@
+import type { LanguageModel } from 'ai';
 import { ArmatureError, toErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { ArmatureEvents, ArmatureEventType } from '../../src/kernel/events.ts';
@@ -146,11 +147,14 @@ export function createAgent(options: AgentOptions): AgentApi {
     const { runId, opts, persona, toolMode, model, secrets, emit, record } = t;
     const entry = active.get(runId)!;
     if (!opts.goal.trim()) throw new ArmatureError('EMPTY_GOAL', '[agent] the goal is empty', { hint: 'Say what the agent should do.' });
-    if (!model?.provider || !model.model) throw noModel(persona, model);
-    const ref = parseModelRef(model);
+    // The contract names the model by a few fields; it is an AI SDK model object.
+    const given = opts.languageModel as LanguageModel | undefined;
+    if (!given && (!model?.provider || !model.model)) throw noModel(persona, model);
+    // A model given as an object (an MCP client's) needs no key; errors name it as a local one.
+    const ref = given ? { provider: 'openai-compatible' as const, model: typeof given === 'string' ? given : given.modelId } : parseModelRef(model!);
     const replay = ref.provider === 'replay';
-    const apiKey = replay ? undefined : (opts.apiKey ?? keys.get(ref.provider));
-    if (!apiKey && !replay && ref.provider !== 'openai-compatible') throw noKey(ref);
+    const apiKey = given || replay ? undefined : (opts.apiKey ?? keys.get(ref.provider));
+    if (!given && !apiKey && !replay && ref.provider !== 'openai-compatible') throw noKey(ref);
     const { system, tools } = prepare(persona, toolMode);
     const offered = new Set(tools.map((t) => t.name));
     let step = t.firstStep;
@@ -170,7 +174,7 @@ export function createAgent(options: AgentOptions): AgentApi {
       goal: opts.goal,
       persona: persona.id,
       toolMode,
-      make: () => modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch }),
+      make: async () => given ?? (await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), fetch: observed.fetch })),
       ...(options.loadRecording ? { loadRecording: options.loadRecording } : {}),
       ...(options.workspace ? { workspace: options.workspace } : {}),
       ...(opts.record ? { record: opts.record } : {}),
@@ -273,7 +277,7 @@ export function createAgent(options: AgentOptions): AgentApi {
       const onAbort = () => api.abort(runId);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       active.set(runId, { controller });
-      const modelRef = model?.provider && model.model ? (model as AgentModelRef) : undefined;
+      const modelRef = !opts.languageModel && model?.provider && model.model ? (model as AgentModelRef) : undefined;
       const firstStep = prior.filter((e) => e.type === 'assistant').reduce((n, e) => Math.max(n, (e as { step: number }).step), 0) + 1;
       const started: TranscriptEntry = { type: 'started', at: Date.now(), runId, goal: opts.goal, persona: persona.id, ...(options.process ? { process: options.process } : {}), ...(modelRef ? { model: modelRef } : {}), toolMode, maxSteps, continued };
       record(started);
@@ -309,6 +313,22 @@ export function createAgent(options: AgentOptions): AgentApi {
       // run never waits for it; a follow-up is told its globals were dropped.
       emit('session:ended', { session: runId });
       return redactDeep({ runId, ...outcome, toolCalls, messages, ...(context.replay ? { replay: context.replay } : {}) }, secrets);
+    },
+
+    async complete(request) {
+      const model = resolveModel(undefined, settings.load(), booted.model);
+      if (!model?.provider || !model.model) throw noModel(booted, model);
+      const ref = parseModelRef(model);
+      const apiKey = keys.get(ref.provider);
+      if (!apiKey && ref.provider !== 'openai-compatible') throw noKey(ref);
+      const languageModel = await modelFactory(ref, { ...(apiKey ? { apiKey } : {}), ...(options.fetch ? { fetch: options.fetch } : {}) });
+      const { completeOnce } = await import('./complete.ts');
+      try {
+        return { ...(await completeOnce(languageModel, request, maxRetries)), model: `${ref.provider}:${ref.model}` };
+      } catch (e) {
+        const info = describeModelError(e, { model: ref, keyStorage: where, secrets: apiKey ? [apiKey] : [] });
+        throw new ArmatureError(info.code, info.message, info.hint ? { hint: info.hint } : undefined);
+      }
     },
 
     abort(runId) {

@@ -1,9 +1,13 @@
 /**
- * Agent-made Python tools in the Pyodide runtime. Each version's code is a module of its own,
- * `armature_made.v_<sha256 prefix>`, written once: a version under test never touches the one in
- * force, and no import cache ever holds stale code. The generated `tools.<namespace>` function of
- * a tool in force imports its version's function and calls it directly (no bridge round trip);
- * a call from JavaScript or an agent is one `execute` of {@link invokeCode}.
+ * Agent-made Python tools in the Pyodide runtime's pool. Each version's code is the module
+ * `armature_made.v_<sha256 prefix>`, given (`setSessionModules`) to one pool session only: the
+ * gate of a candidate (`made-gate:...`, stopped after its tests) or the version in force
+ * (`made:...`, stopped when the version goes, and restarted fresh at its next call after being
+ * reclaimed while idle). No other interpreter ever holds it, so code made by another change never
+ * reaches its functions or `invoke`: Python has no boundary inside one interpreter (`gc`, frames
+ * and `sys.modules` reach everything), which is why versions do not share one. Every call, from
+ * any caller, is a ToolRunner call of the tool, which runs one `execute` of {@link invokeCode} in
+ * the version's session; from Python, the generated `tools.made` function is a `call_tool` wrapper.
  */
 import packageInit from './armature_made/__init__.py';
 
@@ -13,12 +17,24 @@ export const MADE_PACKAGE = 'armature_made';
 /** The package's `__init__.py` (`armature_made/__init__.py` beside this file): `invoke`, the one entry point of calls from the host. */
 export const PACKAGE_INIT: string = packageInit;
 
+let gates = 0;
+
+/** The pool session of one gate of version `hash`: a new one each time, so no gate meets another's interpreter. */
+export function gateSession(hash: string): string {
+  return `made-gate:${hash.slice(0, 16)}:${++gates}`;
+}
+
+/** The pool session of version `hash` of tool `target` while it is in force (at most 128 characters). */
+export function versionSession(target: string, hash: string): string {
+  return `made:${hash.slice(0, 16)}:${target}`.slice(0, 128);
+}
+
 /** The module name of a version, e.g. `v_1a2b3c4d5e6f7a8b`. */
 export function versionModule(hash: string): string {
   return `v_${hash.slice(0, 16)}`;
 }
 
-/** The files a set of versions needs under the module path: the package and one module per version. */
+/** The files versions need under the module path: the package and one module per version (a session holds one version). */
 export function versionFiles(versions: Iterable<{ hash: string; code: string }>): { path: string; source: string }[] {
   const files = [{ path: `${MADE_PACKAGE}/__init__.py`, source: PACKAGE_INIT }];
   for (const v of versions) files.push({ path: `${MADE_PACKAGE}/${versionModule(v.hash)}.py`, source: v.code });

@@ -2,7 +2,9 @@
  * The `tool` kind of change: how an agent-made tool is gated (static checks, then its tests in the
  * confinement it will run in), brought into force (registered with the ToolRunner, hot, replacing
  * the version before), taken out, and watched by its canary. JavaScript versions run in confined
- * workers, Python versions in the Pyodide runtime (see `python-code.ts`).
+ * workers, Python versions in sessions of the Pyodide runtime's pool (see `python-code.ts`): a
+ * candidate's tests in an interpreter of their own, stopped right after its gate, and each version
+ * in force in an interpreter of its own, so code made by another change never reaches its functions.
  */
 import { EVERY_TOOL, personaAllows } from '../../src/kernel/allow-list.ts';
 import { quote } from '../../src/kernel/bounded.ts';
@@ -18,9 +20,9 @@ import type { PyodideRuntimeApi } from '../pyodide-runtime/contract.ts';
 import type { PythonToolApi } from '../python-tool/python-tool-types.ts';
 import { Canary, type CanaryOptions, type CanaryState } from './canary.ts';
 import { JsTool } from './js-tool.ts';
-import { invokeCode, MADE_PACKAGE, versionFiles, versionModule } from './python-code.ts';
+import { gateSession, invokeCode, versionFiles, versionSession } from './python-code.ts';
 import { judge, runToolTests } from './tool-tests.ts';
-import { checkNotShadowing, declarationOf, fullToolName, localToolName, namespaceOfName, staticProblems, type MadeToolContent, type ToolLanguage } from './tool-spec.ts';
+import { checkNotShadowing, declarationOf, fullToolName, localToolName, staticProblems, type MadeToolContent, type ToolLanguage } from './tool-spec.ts';
 
 /** Options of {@link createToolKind}. */
 export interface ToolKindOptions {
@@ -29,7 +31,10 @@ export interface ToolKindOptions {
   bus: Pick<EventSource, 'emit'>;
   persona: Persona;
   parts: ModuleParts;
-  /** PythonTool and the runtime, when the persona loads them: Python tools need both. */
+  /**
+   * PythonTool and the runtime, when the persona loads them: Python tools run in sessions of the
+   * runtime, with PythonTool's generated `tools.*` modules (so they call other tools as any Python does).
+   */
   python?: { tool: PythonToolApi; runtime: PyodideRuntimeApi };
   /** Origins JavaScript tools may fetch, or `none`. */
   network: 'none' | string[];
@@ -49,6 +54,8 @@ interface LiveTool {
   executor: ToolExecutor;
   registration: Disposable;
   js?: JsTool;
+  /** The pool session whose interpreter runs a Python version, and nothing else. */
+  session?: string;
   /** This process asked for the canary's rollback already. */
   tripped?: boolean;
 }
@@ -64,6 +71,12 @@ export interface LiveToolInfo {
   canary: CanaryState;
 }
 
+/**
+ * Most time a Python gate waits for its interpreter (a warm spare, or one started from the
+ * snapshot, after the pool had room), in ms: the tests' own limits start after it.
+ */
+const GATE_START_MS = 120_000;
+
 /** The part id a tool in force is reported under (`armature boot`, the dashboard). */
 export const partId = (name: string) => `tool:${name}`;
 
@@ -73,46 +86,46 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
   const canary = new Canary(o.canary);
   /** JavaScript versions whose gate started a worker, kept for their activation. */
   const prepared = new Map<string, JsTool>();
-  /** Python versions under test (not yet in force), by hash. */
-  const candidates = new Map<string, string>();
-  let pythonDirty = true;
-
-  const extension = o.python?.tool.addExtension({
-    modules: () =>
-      versionFiles([
-        ...[...live.values()].filter((t) => t.content.language === 'python').map((t) => ({ hash: t.info.hash, code: t.content.code })),
-        ...[...candidates].map(([hash, code]) => ({ hash, code })),
-      ]),
-    direct: (name) => {
-      const t = live.get(name);
-      return t?.content.language === 'python' ? { module: `${MADE_PACKAGE}.${versionModule(t.info.hash)}`, function: localToolName(name) } : undefined;
-    },
-  });
-
   const languages = (): ToolLanguage[] => (o.python ? ['python', 'javascript'] : ['javascript']);
   const everyTool = () => o.runner.getToolDeclarations({ persona: EVERY_TOOL });
 
-  const syncPython = async () => {
-    if (!o.python) return;
-    pythonDirty = false;
-    try {
-      await o.python.tool.syncModules();
-    } catch (e) {
-      pythonDirty = true;
-      throw e;
-    }
-  };
-
-  const runPython = async (hash: string, fn: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> => {
+  const python = () => {
     if (!o.python) throw new ArmatureError('PYTHON_UNAVAILABLE', `[made-tools] persona ${o.persona.id} does not load PythonTool, which runs Python tools`);
-    if (pythonDirty) await syncPython();
-    const r = await o.python.runtime.execute(invokeCode(hash, fn, args), { timeoutMs, ...(signal ? { signal } : {}) });
+    return o.python;
+  };
+  const pythonRuntime = (): PyodideRuntimeApi => python().runtime;
+
+  /**
+   * One call of `fn` of version `hash` in `session`'s interpreter, which holds that version's code
+   * and the current `tools.*` modules (cheap to check when the tools did not change).
+   */
+  const runPython = async (session: string, hash: string, fn: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> => {
+    await python().tool.syncModules();
+    const r = await pythonRuntime().execute(invokeCode(hash, fn, args), { session, timeoutMs, ...(signal ? { signal } : {}) });
     if (r.ok) return r.value;
     throw new ArmatureError(r.error.type, `${r.error.type}: ${r.error.message}`, {
       details: { traceback: r.error.traceback, stdout: r.stdout, stderr: r.stderr },
       ...(r.hint ? { hint: r.hint } : {}),
     });
   };
+
+  /**
+   * A Python candidate's gate: its code and tests in an interpreter nothing else uses (a warm
+   * spare of the pool), stopped as soon as the tests are done, whatever they did to it.
+   */
+  async function gatePython(target: string, content: MadeToolContent, hash: string, validator: ReturnType<typeof compileInputSchema>) {
+    const runtime = pythonRuntime();
+    const session = gateSession(hash);
+    try {
+      await runtime.setSessionModules(session, versionFiles([{ hash, code: content.code }]));
+      // Started first, so each test's time is its own and not the interpreter's start-up.
+      const started = await runtime.execute('None', { session, timeoutMs: GATE_START_MS });
+      if (!started.ok) return { problems: [`the Python runtime could not take the tool: ${started.error.type}: ${started.error.message}`], tests: [] };
+      return { problems: [], tests: await runToolTests(content.tests, validator, (args) => runPython(session, hash, localToolName(target), args, o.testTimeoutMs)) };
+    } finally {
+      await runtime.endSession(session);
+    }
+  }
 
   /** The tool's only capability: a tool call through the ToolRunner, within its creator's allow-list too. */
   const callToolFor = (target: string, creator: MadeToolContent['persona']) => async (name: unknown, args: unknown) => {
@@ -157,16 +170,10 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
   /** One real call of a version in force; its outcome feeds the canary. */
   async function runTool(t: LiveTool, args: Record<string, unknown>, call: ToolCallContext): Promise<unknown> {
     const name = t.content.name;
-    if (t.content.language === 'python' && call.caller === 'python') {
-      // The runtime is busy running the Python that asks: a run of its own would wait on itself.
-      throw new ArmatureError('CALL_FROM_PYTHON', `${name} is written in Python: from Python, import it and call it directly`, {
-        hint: `from tools.${namespaceOfName(name)} import ${localToolName(name)}; ${localToolName(name)}(...)`,
-      });
-    }
     try {
       const value =
         t.content.language === 'python'
-          ? await runPython(t.info.hash, localToolName(name), args, o.callTimeoutMs, call.signal)
+          ? await runPython(t.session!, t.info.hash, localToolName(name), args, o.callTimeoutMs, call.signal)
           : await t.js!.call(args, { timeoutMs: o.callTimeoutMs, signal: call.signal });
       await watch(t, true);
       return value;
@@ -195,18 +202,7 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
       if (content.name !== target) problems.push(`name ${quote(content.name)} does not match the tool ${target}.`);
       if (problems.length || !content.tests.length) return { problems, tests: [] };
       const validator = compileInputSchema(content.input_schema);
-      if (content.language === 'python') {
-        candidates.set(hash, content.code);
-        pythonDirty = true;
-        try {
-          // Started first, so each test's time is its own and not the interpreter's start-up.
-          await o.python!.runtime.init();
-          await syncPython();
-        } catch (e) {
-          return { problems: [`the Python runtime could not take the tool: ${(e as Error).message}`], tests: [] };
-        }
-        return { problems: [], tests: await runToolTests(content.tests, validator, (args) => runPython(hash, localToolName(target), args, o.testTimeoutMs)) };
-      }
+      if (content.language === 'python') return gatePython(target, content, hash, validator);
       await prepared.get(hash)?.stop();
       const tool = newJsTool(target, content, hash);
       prepared.set(hash, tool);
@@ -222,7 +218,6 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
     async release(target, hash) {
       const tool = prepared.get(hash);
       prepared.delete(hash);
-      if (candidates.delete(hash)) pythonDirty = true;
       if (tool && live.get(target)?.js !== tool) await tool.stop();
     },
 
@@ -236,6 +231,11 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
       const js = content.language === 'javascript' ? (prepared.get(info.hash) ?? newJsTool(target, content, info.hash)) : undefined;
       prepared.delete(info.hash);
       const entry = { content, info, js } as LiveTool;
+      if (content.language === 'python') {
+        // The version's own interpreter (started at its first call) gets its code, and nothing else does.
+        entry.session = versionSession(target, info.hash);
+        await pythonRuntime().setSessionModules(entry.session, versionFiles([{ hash: info.hash, code: content.code }]));
+      }
       entry.executor = (_name, args, call) => runTool(entry, args, call);
       // Hot swap: the old registration goes and the new one comes in the same turn, so no call
       // ever finds the tool missing; calls in flight finish on the old version.
@@ -245,12 +245,13 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
       } catch (e) {
         if (previous) previous.registration = o.runner.registerTools([declarationOf(previous.content, o.callTimeoutMs)], previous.executor);
         if (js && js !== previous?.js) void js.stop();
+        if (entry.session && entry.session !== previous?.session) void o.python?.runtime.endSession(entry.session);
         throw e;
       }
       live.set(target, entry);
-      if (content.language === 'python') candidates.delete(info.hash);
-      pythonDirty = true;
       if (previous?.js && previous.js !== js) void previous.js.stop();
+      // Calls in flight on the old version finish in its interpreter, which then stops.
+      if (previous?.session && previous.session !== entry.session) void o.python?.runtime.endSession(previous.session);
       o.parts.loaded(partId(target), { version: `v${info.version}`, durationMs: performance.now() - t0 });
     },
 
@@ -259,9 +260,9 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
       if (!t) return;
       t.registration.dispose();
       live.delete(target);
-      pythonDirty = true;
       o.parts.disposed(partId(target));
       await t.js?.stop();
+      if (t.session) await o.python?.runtime.endSession(t.session);
     },
 
     present: (c) => ({
@@ -287,11 +288,14 @@ export function createToolKind(o: ToolKindOptions): ChangeKindHandler<MadeToolCo
     },
 
     async dispose() {
-      extension?.dispose();
       const all = [...live.values()];
       live.clear();
       for (const t of all) t.registration.dispose();
-      await Promise.allSettled([...all.map((t) => t.js?.stop()), ...[...prepared.values()].map((t) => t.stop())]);
+      await Promise.allSettled([
+        ...all.map((t) => t.js?.stop()),
+        ...all.map((t) => t.session && o.python?.runtime.endSession(t.session)),
+        ...[...prepared.values()].map((t) => t.stop()),
+      ]);
       prepared.clear();
     },
   };

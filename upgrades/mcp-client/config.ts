@@ -10,7 +10,9 @@ export const McpClientConfigSchema = z.strictObject({
     .optional()
     .meta({ description: 'MCP servers to start besides the persona\'s mcpServers, by name (what --mcp-config passes; docs/manifests.md describes an entry). Default: none.', 'x-type': '{ [name]: MCP server entry }' }),
   startTimeoutMs: timeoutOption('How long a server may take to start and list its tools, in ms. Default: 30000.'),
-  callTimeoutMs: timeoutOption('Time limit of one call of a server\'s tool, in ms. Default: the ToolRunner\'s.'),
+  callTimeoutMs: timeoutOption('Time limit of one call of a server\'s tool, in ms, started again by each progress notification the server sends. Default: 60000.'),
+  maxCallTimeoutMs: timeoutOption('Most time one call may take however often its server reports progress, in ms. Default: 600000.'),
+  elicitationTimeoutMs: timeoutOption('How long the person has to answer a server\'s elicitation request before it is cancelled, in ms. Default: 300000.'),
 });
 
 /** The McpClient's options. */

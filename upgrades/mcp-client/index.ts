@@ -3,11 +3,14 @@ import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
 import { McpServersSchema } from '../../src/kernel/mcp-servers.ts';
 import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { UpgradeMetadata, UpgradeModule } from '../../src/kernel/upgrade.ts';
+import { MCP_CLIENT_EVENTS } from './events.ts';
 import { createMcpClient, type McpClientApi } from './mcp-client.ts';
 import { mcpClientSnapshot } from './snapshot.ts';
+import type { SamplingModel } from './sampling.ts';
 
 export type { McpClientApi } from './mcp-client.ts';
 export type { McpServerStatus, McpServerState } from './server-connection.ts';
+export type { ElicitationAnswer, ElicitationRequest, ElicitationResponder } from './elicitation.ts';
 
 /** Its options' schema: boot checks `config.McpClient` against it (docs/configuration.md lists them). */
 export { McpClientConfigSchema as configSchema } from './config.ts';
@@ -18,15 +21,19 @@ export const metadata: UpgradeMetadata = {
   version: '1.0.0',
   description: 'Starts MCP servers (stdio, HTTP) and registers their tools under each server\'s namespace.',
   dependencies: ['ToolRunner'],
+  optionalDependencies: ['Workspace', 'Agent'],
   blueprint: '0x000060',
   category: 'tools',
   widget: 'mcp-client-widget',
+  events: MCP_CLIENT_EVENTS,
 };
 
 /**
  * Servers come from the persona's `mcpServers` and `config.servers` (what `--mcp-config` passes;
  * its entries win over the persona's of the same name). Options: `startTimeoutMs` (30000),
- * `callTimeoutMs` (60000).
+ * `callTimeoutMs` (60000, started again by each progress notification), `maxCallTimeoutMs`
+ * (600000), `elicitationTimeoutMs` (300000). What servers are offered — roots (the Workspace's
+ * folder), sampling (the Agent's model), elicitation — follows the persona's `mcp`.
  */
 export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx) => {
   const parsed = McpServersSchema.safeParse(ctx.config.servers ?? {});
@@ -44,6 +51,10 @@ export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx)
     store: Object.keys(servers).length ? await ctx.platform.openStore('mcp-client') : undefined,
     startTimeoutMs: ctx.configNumber('startTimeoutMs'),
     callTimeoutMs: ctx.configNumber('callTimeoutMs'),
+    maxCallTimeoutMs: ctx.configNumber('maxCallTimeoutMs'),
+    elicitationTimeoutMs: ctx.configNumber('elicitationTimeoutMs'),
+    ...(deps.Agent ? { model: deps.Agent as SamplingModel } : {}),
+    ...((deps.Workspace as { folder?: string } | undefined)?.folder ? { workspaceFolder: (deps.Workspace as { folder: string }).folder } : {}),
     version: metadata.version,
   });
   // A server's state comes as its part's module events; its tools and calls as tool events.

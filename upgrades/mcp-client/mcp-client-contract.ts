@@ -2,6 +2,7 @@
  * The McpClient's contract: its API and what it reports about each server. Apart from the
  * implementation, and free of the MCP SDK's types, so the package's types need no optional peer.
  */
+import type { ElicitationDeskApi } from '../../src/contracts/mcp-client-contract.ts';
 import type { ErrorInfo } from '../../src/kernel/errors.ts';
 
 /** A tool a server offers that Armature cannot register, and why. */
@@ -27,6 +28,8 @@ export interface McpServerStatus {
   state: McpServerState;
   /** The server's own name and version, once it answered. */
   server?: { name: string; version: string; title?: string };
+  /** What it offers besides tools (from its capabilities): `resources`, `prompts`, `logging`, `completions`. */
+  offers: string[];
   /** Full names of its registered tools. */
   tools: string[];
   /** Tools it offers that could not be registered, with the reason. */
@@ -47,8 +50,8 @@ export interface McpServerStatus {
   restarts: number;
 }
 
-/** The McpClient API (the upgrade's contract). */
-export interface McpClientApi {
+/** The McpClient API (the upgrade's contract); elicitation as `src/contracts/mcp-client-contract.ts` says. */
+export interface McpClientApi extends ElicitationDeskApi {
   /** Every configured server, in config order. */
   listServers(): McpServerStatus[];
   /** One server; throws `UNKNOWN_MCP_SERVER` listing the names. */

@@ -8,7 +8,9 @@ import type { ToolFailure } from '../../src/kernel/tool-contract.ts';
 import { referenceServers, SERVER_BINS, startHttpEverything, type HttpEverything } from '../../test/helpers/mcp-servers.ts';
 import { memoryPlatform } from '../../test/helpers/memory-platform.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
+import { MCP_CLIENT_EVENTS } from './events.ts';
 import type { McpClientApi } from './mcp-client.ts';
+import { CONTENT_TOOLS } from './remote-content.ts';
 
 const dir = tempDir('mcp-client');
 let sys: ArmatureSystem;
@@ -42,7 +44,7 @@ test('every server is a module part, ready, with its tools registered under its 
   assert.equal(sys.modules.findIndex((m) => m.id === 'mcp:memory'), sys.modules.findIndex((m) => m.id === 'McpClient') + 1, 'parts follow their upgrade');
   const names = sys.tools.getToolDeclarations().map((d) => d.name);
   for (const n of ['memory.create_entities', 'memory.read_graph', 'filesystem.read_text_file', 'filesystem.write_file', 'everything.get-sum', 'web.get-sum', 'notes.create_entities']) assert.ok(names.includes(n), n);
-  assert.equal(names.filter((n) => n.startsWith('memory.')).length, 9);
+  assert.equal(names.filter((n) => n.startsWith('memory.') && !(CONTENT_TOOLS as readonly string[]).includes(n.slice('memory.'.length))).length, 9);
   const create = sys.tools.getToolDeclarations().find((d) => d.name === 'memory.create_entities')!;
   assert.equal(create.namespace, 'memory');
   assert.equal(create.module, 'McpClient');
@@ -61,9 +63,12 @@ test('calls go through the ToolRunner: structured values, text, the server’s e
   assert.deepEqual(sum.ok && sum.value, 'The sum of 2 and 40 is 42.');
   const viaHttp = await sys.tools.executeTool('web.get-sum', { a: 1, b: 1 });
   assert.deepEqual(viaHttp.ok && viaHttp.value, 'The sum of 1 and 1 is 2.');
-  const written = await sys.tools.executeTool('filesystem.write_file', { path: join(dir, 'hello.txt'), content: 'hi' });
+  // The persona offers roots: the filesystem server keeps to the workspace folder, not the folder it was started with.
+  const folder = (await sys.resolve<{ folder: string }>('Workspace')).folder;
+  const written = await sys.tools.executeTool('filesystem.write_file', { path: join(folder, 'hello.txt'), content: 'hi' });
   assert.equal(written.ok, true, JSON.stringify(written));
-  const read = await sys.tools.executeTool('filesystem.read_text_file', { path: join(dir, 'hello.txt') });
+  assert.equal((await sys.tools.executeTool('filesystem.write_file', { path: join(dir, 'hello.txt'), content: 'hi' })).ok, false, 'its start folder is no longer its to write');
+  const read = await sys.tools.executeTool('filesystem.read_text_file', { path: join(folder, 'hello.txt') });
   assert.deepEqual(read.ok && read.value, { content: 'hi' });
   const outside = failure(await sys.tools.executeTool('filesystem.read_text_file', { path: '/etc/hostname' }));
   assert.equal(outside.error.code, 'MCP_TOOL_ERROR');
@@ -136,6 +141,18 @@ test('a cancelled call stops waiting at once and the server keeps serving', asyn
   assert.equal((await sys.tools.executeTool('everything.echo', { message: 'still here' })).ok, true);
 });
 
+test('progress keeps a call alive past callTimeoutMs, but not past maxCallTimeoutMs', async () => {
+  const capped = await start({ everything: { command: process.execPath, args: [SERVER_BINS.everything] } }, tempDir('mcp-capped'), { callTimeoutMs: 1000, maxCallTimeoutMs: 2500 });
+  try {
+    // Progress every 0.5 s: the 1 s idle clock never runs out, the 2.5 s bound does.
+    const r = failure(await capped.tools.executeTool('everything.trigger-long-running-operation', { duration: 6, steps: 12 }));
+    assert.equal(r.error.code, 'TIMEOUT', JSON.stringify(r));
+    assert.match(r.error.message, /did not finish within 2500 ms/);
+  } finally {
+    await capped.dispose();
+  }
+});
+
 test('servers that cannot start, time out or collide are failed modules with readable errors; secrets are redacted', async () => {
   const data = tempDir('mcp-failing');
   const s = await start(
@@ -187,7 +204,10 @@ test('a server that fails to start still has its last known tools, which answer 
 test('a persona lists mcpServers and allows one namespaced tool; the rest of the server is refused', async () => {
   const upgrades = [
     { id: 'ToolRunner', entry: 'upgrades/tool-runner/index.ts', blueprint: '0x000012', category: 'core' },
-    { id: 'McpClient', entry: 'upgrades/mcp-client/index.ts', dependencies: ['ToolRunner'], blueprint: '0x000060', category: 'tools' },
+    { id: 'McpClient', entry: 'upgrades/mcp-client/index.ts', dependencies: ['ToolRunner'], blueprint: '0x000060', category: 'tools', optionalDependencies: ['Workspace', 'Agent'], events: [...MCP_CLIENT_EVENTS] },
+    // Registered (the McpClient may use them), not loaded by this persona.
+    { id: 'Workspace', entry: 'upgrades/workspace/index.ts', dependencies: ['ToolRunner'], blueprint: '0x000014', category: 'storage' },
+    { id: 'Agent', entry: 'upgrades/agent/index.ts', dependencies: ['ToolRunner', 'Workspace'], blueprint: '0x000050', category: 'agent' },
   ];
   const persona = {
     id: 'default',

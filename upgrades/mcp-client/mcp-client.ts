@@ -13,7 +13,11 @@ import type { ToolRunnerApi } from '../../src/kernel/tool-contract.ts';
 import type { ModuleParts } from '../../src/kernel/upgrade.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { fileUri, ServerWaits, type ClientServices } from './client-handlers.ts';
+import { ElicitationDesk } from './elicitation.ts';
+import { contentDeclarations, isContentTool } from './remote-content.ts';
 import { declarationsFromTools } from './results.ts';
+import { SamplingGate, type SamplingModel } from './sampling.ts';
 import { createServerConnection, type McpServerStatus, type ServerConnection } from './server-connection.ts';
 import { describeTarget } from './transport.ts';
 import type { McpClientApi } from './mcp-client-contract.ts';
@@ -35,8 +39,16 @@ export interface McpClientOptions {
   store?: FileStore;
   /** How long a server may take to start and list its tools, in ms (a server's `startTimeoutMs` wins). Default: 30000. */
   startTimeoutMs?: number;
-  /** Timeout of one tool call, in ms. Default: 60000. */
+  /** Timeout of one tool call, in ms; each progress notification of the call starts it again. Default: 60000. */
   callTimeoutMs?: number;
+  /** Longest a call may take however much progress it reports, in ms. Default: 600000. */
+  maxCallTimeoutMs?: number;
+  /** How long an elicitation waits for the person before it is cancelled, in ms. Default: 300000. */
+  elicitationTimeoutMs?: number;
+  /** Answers servers' sampling requests (the Agent upgrade), when the persona allows them. Default: none. */
+  model?: SamplingModel;
+  /** The workspace folder offered as the client's root, when the persona allows roots. Default: none. */
+  workspaceFolder?: string;
   /** Sent to servers as the client version. Default: `1.0.0`. */
   version?: string;
 }
@@ -61,6 +73,17 @@ const INIT_ALLOWANCE_MS = 10_000;
 export function createMcpClient(o: McpClientOptions) {
   const startTimeoutMs = o.startTimeoutMs ?? 30_000;
   const callTimeoutMs = o.callTimeoutMs ?? 60_000;
+  const maxCallTimeoutMs = Math.max(o.maxCallTimeoutMs ?? 600_000, callTimeoutMs);
+  const desk = new ElicitationDesk(o.bus, o.elicitationTimeoutMs ?? 300_000);
+  const sampling = new SamplingGate(o.persona, o.bus, o.model);
+  const folder = o.workspaceFolder;
+  const services: ClientServices = {
+    bus: o.bus,
+    waits: new ServerWaits(),
+    sampling,
+    ...(o.persona.mcp?.roots && folder ? { roots: () => [{ uri: fileUri(folder), name: 'Armature workspace' }] } : {}),
+    ...(o.persona.mcp?.elicitation ? { elicitation: desk } : {}),
+  };
   const reserved = new Map(o.persona.upgrades.map((id) => [namespaceOf(id), id]));
   const configured = Object.entries(o.servers).filter(([, spec]) => !spec.disabled);
   const byNamespace = new Map<string, number>();
@@ -69,14 +92,22 @@ export function createMcpClient(o: McpClientOptions) {
 
   const register = (e: Entry, tools: readonly Tool[]) => {
     const st = e.conn.status();
-    const { declarations, skipped } = declarationsFromTools(tools, { server: e.name, namespace: st.namespace, timeoutMs: callTimeoutMs });
+    // The ToolRunner's clock is the longest a call may take: the SDK keeps the shorter one, restarted by progress.
+    const own = declarationsFromTools(tools, { server: e.name, namespace: st.namespace, timeoutMs: maxCallTimeoutMs });
+    const content = contentDeclarations(e.conn.capabilities(), { server: e.name, namespace: st.namespace, timeoutMs: callTimeoutMs, ownTools: new Set(tools.map((t) => t.name)) });
+    const declarations = [...own.declarations, ...content.declarations];
+    const skipped = [...own.skipped, ...content.skipped];
     const key = JSON.stringify(declarations);
     if (key === e.registeredKey) return;
     e.registration?.dispose();
     e.registration = undefined;
     e.registeredKey = key;
     const prefix = `${st.namespace}.`;
-    const executor = (name: string, args: Record<string, unknown>, call: { signal: AbortSignal }) => e.conn.call(name.slice(prefix.length), args, call.signal);
+    const contentNames = new Set(content.declarations.map((d) => d.name));
+    const executor = (name: string, args: Record<string, unknown>, call: { signal: AbortSignal }) => {
+      const own = name.slice(prefix.length);
+      return contentNames.has(name) && isContentTool(own) ? e.conn.content(own, args, call.signal) : e.conn.call(own, args, call.signal);
+    };
     e.registration = o.runner.registerTools(declarations, executor, st.instance ? { instance: st.instance } : {});
     e.conn.setRegistered(declarations.map((d) => d.name), skipped);
   };
@@ -121,6 +152,8 @@ export function createMcpClient(o: McpClientOptions) {
         platformKind: o.platformKind,
         startTimeoutMs: spec.startTimeoutMs ?? startTimeoutMs,
         callTimeoutMs,
+        maxCallTimeoutMs,
+        services,
         clientVersion: o.version ?? '1.0.0',
         onChange: () => changed(entry),
       }),
@@ -174,9 +207,12 @@ export function createMcpClient(o: McpClientOptions) {
     getServer: (name) => entryOf(name).conn.status(),
     async restart(name) {
       const e = entryOf(name);
+      sampling.reset(name);
       await start(e);
       return e.conn.status();
     },
+    addElicitationResponder: (responder) => desk.addResponder(responder),
+    pendingElicitations: () => desk.pending(),
   };
 
   const tools = {

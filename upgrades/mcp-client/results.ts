@@ -38,6 +38,11 @@ export function declarationsFromTools(tools: readonly Tool[], options: Declarati
       skipped.push({ name: shortName(t.name), reason: `its name cannot be used as ${quote(name)}: tool names are letters, digits, _, - and ., at most 128 characters with the namespace` });
       continue;
     }
+    // A tool that only runs as an MCP task would be listed and always fail: left out, saying why.
+    if (t.execution?.taskSupport === 'required') {
+      skipped.push({ name: shortName(t.name), reason: 'it runs only as an MCP task (execution.taskSupport "required"), which this client does not run' });
+      continue;
+    }
     const inputSchema = { ...t.inputSchema, type: 'object' as const };
     try {
       z.fromJSONSchema(inputSchema as Parameters<typeof z.fromJSONSchema>[0]);

@@ -5,10 +5,12 @@
  * `start()` again brings it back.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { peerMissing } from '../../src/kernel/optional-peer.ts';
 import type { McpServerSpec } from '../../src/kernel/mcp-servers.ts';
+import { clientCapabilities, installHandlers, type ClientServices } from './client-handlers.ts';
+import { requestContent, type ContentTool } from './remote-content.ts';
 import { valueFromResult } from './results.ts';
 import type { McpServerStatus, SkippedTool } from './mcp-client-contract.ts';
 
@@ -26,8 +28,12 @@ export interface ServerConnectionOptions {
   platformKind: 'node' | 'browser';
   /** How long starting (connect + tools/list) may take, in ms. */
   startTimeoutMs: number;
-  /** Per-call timeout passed to the SDK, in ms. */
+  /** Per-call timeout passed to the SDK, in ms; each progress notification starts it again. */
   callTimeoutMs: number;
+  /** Longest a call may take however much progress it reports, in ms. */
+  maxCallTimeoutMs: number;
+  /** What the client offers servers (roots, sampling, elicitation) and the bus. */
+  services: ClientServices;
   /** Armature's version, sent as the client version. */
   clientVersion: string;
   /** Called whenever the state or the tool list changes. */
@@ -47,6 +53,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
     transport: 'command' in o.spec ? 'stdio' : 'http',
     target,
     state: 'stopped',
+    offers: [],
     tools: [],
     skipped: [],
     calls: 0,
@@ -54,6 +61,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
     restarts: 0,
   };
   let tools: Tool[] = [];
+  let capabilities: ServerCapabilities | undefined;
   let client: Client | undefined;
   let opened: OpenedTransport | undefined;
   // Each start is a generation: events from an older connection (its close) are ignored.
@@ -92,8 +100,10 @@ export function createServerConnection(o: ServerConnectionOptions) {
   }
 
   return {
-    status: (): McpServerStatus => ({ ...status, tools: [...status.tools], skipped: [...status.skipped] }),
+    status: (): McpServerStatus => ({ ...status, offers: [...status.offers], tools: [...status.tools], skipped: [...status.skipped] }),
     tools: (): readonly Tool[] => tools,
+    /** What the server declared it offers, once it answered. */
+    capabilities: (): ServerCapabilities | undefined => capabilities,
     /** Sets the names the client registered (and what it skipped), for the status. */
     setRegistered(names: string[], skipped: SkippedTool[]): void {
       status.tools = names;
@@ -117,6 +127,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
         const c = new Client(
           { name: 'armature', version: o.clientVersion },
           {
+            capabilities: clientCapabilities(o.services),
             listChanged: {
               tools: {
                 onChanged: (err, list) => {
@@ -128,6 +139,7 @@ export function createServerConnection(o: ServerConnectionOptions) {
             },
           },
         );
+        await installHandlers(c, o.name, o.services, (text) => redact(text, secrets));
         c.onclose = () => {
           // While starting, the start itself reports what went wrong, with the same stderr.
           if (gen !== generation || status.state === 'starting') return;
@@ -144,6 +156,8 @@ export function createServerConnection(o: ServerConnectionOptions) {
         tools = await Promise.race([started, timeout]);
         const info = c.getServerVersion();
         if (info) status.server = { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) };
+        capabilities = c.getServerCapabilities();
+        status.offers = (['resources', 'prompts', 'logging', 'completions'] as const).filter((k) => capabilities?.[k]);
         const pid = (opened.transport as { pid?: number | null }).pid;
         if (typeof pid === 'number') status.pid = pid;
         status.state = 'ready';
@@ -186,12 +200,27 @@ export function createServerConnection(o: ServerConnectionOptions) {
       const c = client;
       if (status.state !== 'ready' || !c) throw unavailable();
       status.calls++;
+      // callTimeoutMs of silence ends the call; progress starts the clock again (the SDK holds the maximum).
+      const idle = o.services.waits.clock(o.name, o.callTimeoutMs);
       try {
-        const result = await c.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: o.callTimeoutMs, resetTimeoutOnProgress: true });
+        const result = await c.callTool({ name: tool, arguments: args }, undefined, {
+          signal: AbortSignal.any([signal, idle.signal]),
+          timeout: o.maxCallTimeoutMs,
+          onprogress: (p) => {
+            idle.refresh();
+            o.services.bus.emit('mcp-client:progress', { server: o.name, tool: full, progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message ? { message: redact(p.message.slice(0, 500), secrets) } : {}) });
+          },
+        });
         return valueFromResult(full, result as CallToolResult);
       } catch (e) {
         status.errors++;
         if (e instanceof ArmatureError) throw e;
+        if (idle.signal.aborted && !signal.aborted) {
+          throw new ArmatureError('MCP_CALL_TIMEOUT', `${full}: the MCP server ${o.name} sent neither the result nor progress for ${o.callTimeoutMs} ms`, {
+            hint: `Retry with less work, or raise the McpClient's callTimeoutMs (a server that reports progress may run up to maxCallTimeoutMs, ${o.maxCallTimeoutMs} ms).`,
+            details: { server: o.name, callTimeoutMs: o.callTimeoutMs },
+          });
+        }
         if (status.state !== 'ready') throw unavailable();
         const message = redact((e as Error)?.message ?? String(e), secrets);
         if (status.transport === 'http' && /fetch failed|Failed to fetch|ECONNREFUSED|NetworkError/i.test(message)) {
@@ -201,6 +230,28 @@ export function createServerConnection(o: ServerConnectionOptions) {
         const code = (e as { code?: unknown }).code;
         throw new ArmatureError('MCP_REQUEST_FAILED', `${full}: ${message}`, {
           hint: 'The MCP server rejected the request; check the arguments against read_skill, then retry.',
+          details: typeof code === 'number' ? { mcpCode: code } : undefined,
+        });
+      } finally {
+        idle.stop();
+      }
+    },
+
+    /** Lists or reads the server's resources and prompts (`remote-content.ts`). Throws an ArmatureError with the reason. */
+    async content(tool: ContentTool, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+      const c = client;
+      const full = `${o.namespace}.${tool}`;
+      if (status.state !== 'ready' || !c) {
+        throw new ArmatureError('MCP_SERVER_UNAVAILABLE', `${full} cannot run: the MCP server ${o.name} is ${status.state}`, { hint: status.hint ?? restartHint });
+      }
+      status.calls++;
+      try {
+        return await requestContent(c, tool, args, { signal, timeout: o.callTimeoutMs });
+      } catch (e) {
+        status.errors++;
+        const code = (e as { code?: unknown }).code;
+        throw new ArmatureError('MCP_REQUEST_FAILED', `${full}: ${redact((e as Error)?.message ?? String(e), secrets)}`, {
+          hint: tool === 'read_resource' ? 'Check the URI against list_resources (or the resource_link it came from), then retry.' : 'Check the arguments against list_prompts, then retry.',
           details: typeof code === 'number' ? { mcpCode: code } : undefined,
         });
       }

@@ -1,34 +1,45 @@
 // The widget renders what the McpClient reports in its snapshot and restarts a server through
 // restart_mcp_server; the client itself runs real servers in Node (mcp-client.test.ts) and on the
-// dashboard (test/e2e/mcp-dashboard.test.ts).
+// dashboard (test/e2e/mcp-dashboard.test.ts). On the page's own system it answers a server's
+// elicitation for the person: a plain object with the McpClient's own elicitation desk behind it
+// stands in for the API the view lends it.
 import { expect } from 'chai';
+import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createEventBus } from '../../src/kernel/event-bus.ts';
 import { recordedView } from '../../test/helpers/recorded-view.ts';
 import { until } from '../../test/helpers/until.ts';
+import { ElicitationDesk } from './elicitation.ts';
+import type { McpClientApi } from './mcp-client.ts';
+import { RequestRefused } from './refusal.ts';
 import type { McpServerStatus } from './server-connection.ts';
 import { McpClientWidget } from './widget.ts';
-import { $, $$, mount, report, stateOf, text } from '../../test/helpers/widget-fixture.ts';
+import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
 
 const server = (over: Partial<McpServerStatus>): McpServerStatus => ({
   name: 'memory', namespace: 'memory', transport: 'stdio', target: 'npx -y @modelcontextprotocol/server-memory', state: 'ready',
-  tools: ['memory.read_graph', 'memory.create_entities'], skipped: [], calls: 3, errors: 0, restarts: 0, server: { name: 'memory-server', version: '0.6.3' }, ...over,
+  offers: [], tools: ['memory.read_graph', 'memory.create_entities'], skipped: [], calls: 3, errors: 0, restarts: 0, server: { name: 'memory-server', version: '0.6.3' }, ...over,
 });
 
 function setup(servers: McpServerStatus[]) {
-  const view = recordedView();
-  view.setStatus('McpClient', { servers });
+  const base = recordedView();
+  base.setStatus('McpClient', { servers });
   // The system restarts the server; its new state arrives as the next snapshot.
-  view.answer('restart_mcp_server', ({ args }) => {
+  base.answer('restart_mcp_server', ({ args }) => {
     const s = servers.find((x) => x.name === args.name)!;
     Object.assign(s, { state: 'ready', restarts: s.restarts + 1 });
     delete s.error;
     delete s.hint;
-    view.emit('module:loaded', { id: `mcp:${s.name}`, version: '1.0.0', durationMs: 1, parent: 'McpClient' });
-    view.setStatus('McpClient', { servers: structuredClone(servers) });
+    base.emit('module:loaded', { id: `mcp:${s.name}`, version: '1.0.0', durationMs: 1, parent: 'McpClient' });
+    base.setStatus('McpClient', { servers: structuredClone(servers) });
     return s;
   });
+  const desk = new ElicitationDesk(createEventBus(), 60_000);
+  const api = { addElicitationResponder: (responder: Parameters<McpClientApi['addElicitationResponder']>[0]) => desk.addResponder(responder), pendingElicitations: () => desk.pending() } as unknown as McpClientApi;
+  // The page's own system lends the card the McpClient's API for elicitation (view.local).
+  const view = Object.assign(base, { local: { resolve: async <T>() => api as T } });
   const el = new McpClientWidget();
   el.context = { view, moduleId: 'McpClient', report: report('McpClient', { category: 'tools' }) };
-  return { view, el };
+  return { view, el, desk };
 }
 
 describe('mcp-client-widget', () => {
@@ -67,5 +78,61 @@ describe('mcp-client-widget', () => {
     expect(actions).to.deep.equal(['restart:files']);
     expect($$(el, 'tbody p[role=alert]')).to.have.length(0);
     el.remove();
+  });
+
+  it('answers a server\'s elicitation with a form: the server\'s text as text, bad values said, then sent; declined; withdrawn; refused once it is gone', async () => {
+    const { el, desk } = setup([server({})]);
+    await mount(el);
+    await until('the card answering elicitations', () => (el as unknown as { responder?: unknown }).responder !== undefined);
+    const params: ElicitRequest['params'] = {
+      message: 'Who is <b>there</b>?',
+      requestedSchema: {
+        type: 'object',
+        properties: { name: { type: 'string', title: 'Name' }, age: { type: 'integer', minimum: 0 }, color: { type: 'string', enum: ['red', 'blue'] }, size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] }, ok: { type: 'boolean' } },
+        required: ['name'],
+      },
+    };
+    const first = desk.ask('everything', params, new AbortController().signal);
+    await settle(el);
+    const form = $(el, 'form[data-elicitation]') as HTMLFormElement;
+    expect(form.querySelector('.asked')!.textContent).to.equal('Who is <b>there</b>?');
+    expect(form.querySelector('b')).to.equal(null);
+    (form.querySelector('input[name=age]') as HTMLInputElement).value = '3.5';
+    ($(el, 'button[data-control=send]') as HTMLButtonElement).click();
+    await settle(el);
+    expect($(el, 'form[data-elicitation] p[role=alert]')!.textContent).to.equal('Name is required');
+    (form.querySelector('input[name=name]') as HTMLInputElement).value = 'Ada';
+    ($(el, 'button[data-control=send]') as HTMLButtonElement).click();
+    await settle(el);
+    expect($(el, 'form[data-elicitation] p[role=alert]')!.textContent).to.equal('age takes a whole number');
+    (form.querySelector('input[name=age]') as HTMLInputElement).value = '36';
+    (form.querySelector('select[name=color]') as HTMLSelectElement).value = 'blue';
+    const size = form.querySelector('select[name=size]') as HTMLSelectElement;
+    expect([...size.options].map((o) => [o.value, o.textContent])).to.deep.equal([['', ''], ['s', 'Small'], ['l', 'Large']]);
+    size.value = 'l';
+    (form.querySelector('input[name=ok]') as HTMLInputElement).checked = true;
+    ($(el, 'button[data-control=send]') as HTMLButtonElement).click();
+    expect(await first).to.deep.equal({ action: 'accept', content: { name: 'Ada', age: 36, color: 'blue', size: 'l', ok: true } });
+    await settle(el);
+    expect($$(el, 'form[data-elicitation]')).to.have.length(0);
+
+    const second = desk.ask('everything', params, new AbortController().signal);
+    await settle(el);
+    ($(el, 'button[data-control=decline]') as HTMLButtonElement).click();
+    expect(await second).to.deep.equal({ action: 'decline' });
+
+    const withdraw = new AbortController();
+    const third = desk.ask('everything', params, withdraw.signal);
+    await settle(el);
+    expect($$(el, 'form[data-elicitation]')).to.have.length(1);
+    withdraw.abort();
+    expect(await third).to.deep.equal({ action: 'cancel' });
+    await settle(el);
+    expect($$(el, 'form[data-elicitation]')).to.have.length(0);
+
+    el.remove();
+    const refused = await desk.ask('everything', params, new AbortController().signal).then(() => undefined, (e: unknown) => e);
+    expect(refused).to.be.instanceOf(RequestRefused);
+    expect((refused as Error).message).to.contain('nobody can answer here');
   });
 });

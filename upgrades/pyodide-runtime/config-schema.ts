@@ -50,7 +50,9 @@ export const PyodideRuntimeConfigSchema = z.strictObject({
   maxToolArgBytes: numberOption('Largest arguments of one call_tool from Python, in bytes. Default: 16777216 (16 MiB).'),
   maxToolAnswerBytes: numberOption('Largest answer of one call_tool to Python, in bytes. Default: 67108864 (64 MiB).'),
   poolSize: countOption('Most runtimes serving sessions at once (1 to 64). Default: the machine\'s cores.', 1),
-  poolIdleMs: timeoutOption('How long an idle session keeps its runtime, in ms. Default: 300000.'),
+  poolIdleMs: timeoutOption('How long an idle session keeps its runtime when no other session waits (and a warm spare stays started), in ms. Default: 300000.'),
+  poolGraceMs: numberOption('How long a session keeps its runtime after an operation even when another session waits, in ms. Default: 1000.'),
+  poolSpares: countOption('Runtimes kept started and unused for new sessions\' first runs (0 to 64). Default: 1.'),
   poolQueueLimit: countOption('Most runs that may wait for a runtime of the pool (0 to 100000). Default: 256.'),
 });
 

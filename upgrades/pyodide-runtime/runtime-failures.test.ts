@@ -147,3 +147,20 @@ for (const isolation of ['process', 'thread'] as const) {
     }
   });
 }
+
+for (const isolation of ['process', 'thread'] as const) {
+  test(`modules set twice while Python starts: the later set is what the interpreter has (${isolation})`, async () => {
+    const rt = createPyodideRuntime({ isolation }, { emit: () => undefined });
+    try {
+      const started = rt.init();
+      // Both calls wait for the start; the older one must not land after the newer one.
+      const first = rt.setPythonModules([{ path: 'mods_race/a.py', source: 'V = 1\n' }]);
+      const second = rt.setPythonModules([{ path: 'mods_race/a.py', source: 'V = 2\n' }, { path: 'mods_race/b.py', source: 'W = 3\n' }]);
+      await Promise.all([started, first, second]);
+      const r = await rt.execute('from mods_race import a, b\n[a.V, b.W]');
+      assert.deepEqual(r.ok && r.value, [2, 3], JSON.stringify(r).slice(0, 300));
+    } finally {
+      await rt.dispose();
+    }
+  });
+}

@@ -70,18 +70,46 @@ describe('PyodideRuntime in a Web Worker', () => {
     expect(k.ok && k.value).to.deep.equal([1, 2]);
   });
 
-  it('installs wheels offline: from bytes and from a URL served by the test server', async () => {
-    const w = await buildWheel('armature_fixture_inpage', '3.1.4', 'PI = 3.14\n');
-    expect((await rt.installPackage({ fileName: w.fileName, bytes: w.bytes })).ok).to.equal(true);
-    const url = new URL('/__armature/test-wheels/armature_fixture_url-1.0.0-py3-none-any.whl', location.href).href;
-    const r = await rt.installPackage(url);
-    expect(r.ok, JSON.stringify(r)).to.equal(true);
-    const v = await rt.execute('import armature_fixture_inpage, armature_fixture_url\n(armature_fixture_inpage.PI, armature_fixture_url.VALUE)');
-    expect(v.ok && v.value).to.deep.equal([3.14, 'armature_fixture_url 1.0.0']);
-    const names = (await rt.listPackages()).map((p) => `${p.name}==${p.version}`);
-    expect(names).to.include.members(['armature_fixture_inpage==3.1.4', 'armature_fixture_url==1.0.0']);
-    const missing = await rt.installPackage(new URL('/__armature/test-wheels/nope.whl', location.href).href);
-    expect(missing.ok).to.equal(false);
+  it('installs wheels offline: from bytes and from a URL served by the test server, whose origin the network policy allows', async () => {
+    const allowed = createPyodideRuntime({ network: [location.origin] }, { emit: () => undefined });
+    try {
+      const w = await buildWheel('armature_fixture_inpage', '3.1.4', 'PI = 3.14\n');
+      expect((await allowed.installPackage({ fileName: w.fileName, bytes: w.bytes })).ok).to.equal(true);
+      const url = new URL('/__armature/test-wheels/armature_fixture_url-1.0.0-py3-none-any.whl', location.href).href;
+      const r = await allowed.installPackage(url);
+      expect(r.ok, JSON.stringify(r)).to.equal(true);
+      const v = await allowed.execute('import armature_fixture_inpage, armature_fixture_url\n(armature_fixture_inpage.PI, armature_fixture_url.VALUE)');
+      expect(v.ok && v.value).to.deep.equal([3.14, 'armature_fixture_url 1.0.0']);
+      const names = (await allowed.listPackages()).map((p) => `${p.name}==${p.version}`);
+      expect(names).to.include.members(['armature_fixture_inpage==3.1.4', 'armature_fixture_url==1.0.0']);
+      const missing = await allowed.installPackage(new URL('/__armature/test-wheels/nope.whl', location.href).href);
+      expect(missing.ok).to.equal(false);
+    } finally {
+      await allowed.dispose();
+    }
+  });
+
+  it('refuses a wheel URL the network policy does not allow, before any request; the package index stays allowed', async () => {
+    const { origin } = (await (await fetch('/__armature/test-probe/cors-origin')).json()) as { origin: string };
+    const token = `install-${Date.now()}`;
+    const index = new URL('/__armature/test-index/', location.href).href;
+    const none = createPyodideRuntime({ packageIndexURL: index }, { emit: () => undefined });
+    try {
+      for (const url of [`${origin}/__armature/test-probe/hit/${token}/exfil/secret/p-1.0-py3-none-any.whl`, new URL(`/__armature/test-probe/hit/${token}/p-1.0-py3-none-any.whl`, location.href).href]) {
+        for (const session of [undefined, 'installer']) {
+          const r = await none.installPackage(url, session === undefined ? {} : { session });
+          expect(!r.ok && r.error.type, JSON.stringify(r)).to.equal('NETWORK_DENIED');
+          expect(!r.ok && r.error.message).to.match(/is not under the package index .*test-index\/\), and the network policy allows no origin/);
+        }
+      }
+      const hits = (await (await fetch(`/__armature/test-probe/hits/${token}`)).json()) as string[];
+      expect(hits, 'no request was made').to.deep.equal([]);
+      // A wheel under the configured index is the allowed default.
+      const under = await none.installPackage(`${index}armature_fixture_under-1.0.0-py3-none-any.whl`);
+      expect(under.ok, JSON.stringify(under)).to.equal(true);
+    } finally {
+      await none.dispose();
+    }
   });
 
   it('syncs workspace files in and out', async () => {

@@ -10,6 +10,7 @@ import { PyodideRuntimeWidget } from './widget.ts';
 import { bootTest } from '../../test/helpers/test-system.ts';
 import { recordedView } from '../../test/helpers/recorded-view.ts';
 import { $, $$, eventually, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
+import { until } from '../../test/helpers/until.ts';
 
 function setup() {
   const view = recordedView();
@@ -99,45 +100,46 @@ describe('pyodide-runtime-widget', () => {
 });
 
 describe('pyodide-runtime-widget with a real pool of Web Workers', () => {
-  it('shows the pool: workers, busy, sessions and the queue, as sessions run in workers of their own', async () => {
-    const { sys, view } = await bootTest({ upgrades: ['PyodideRuntime'] }, { config: { PyodideRuntime: { autoStart: false, poolSize: 2, poolQueueLimit: 5 } } });
+  it('shows the pool: workers, spares, busy, sessions and the queue, as sessions run in workers of their own', async () => {
+    const { sys, view } = await bootTest({ upgrades: ['PyodideRuntime'] }, { config: { PyodideRuntime: { autoStart: false, poolSize: 2, poolQueueLimit: 5, poolGraceMs: 0 } } });
     const rt = await sys.resolve<PyodideRuntimeApi>('PyodideRuntime');
     const el = new PyodideRuntimeWidget();
     el.context = { view, moduleId: 'PyodideRuntime', report: report('PyodideRuntime', { category: 'runtime' }) };
-    let open!: () => void;
-    const opened = new Promise<void>((r) => (open = r));
-    let entered!: () => void;
-    const reached = new Promise<void>((r) => (entered = r));
-    rt.setToolCallHandler(async () => {
-      entered();
-      await opened;
-      return { ok: true, value: 'opened' };
-    });
+    const started = new Set<string>();
+    sys.bus.on('python:started', ({ runId }) => started.add(runId));
     try {
       await mount(el);
-      const pool = () => ['workers', 'sessions', 'queue'].map((k) => $(el, `[data-pool=${k}]`)?.textContent);
-      expect(pool()).to.deep.equal(['0 of 2 (0 busy)', '0', '0 waiting (limit 5)']);
-      // Two sessions, each in a Web Worker of its own with its own globals; one stays busy.
+      const pool = () => ['workers', 'sessions', 'queue'].map((k) => $(el, `[data-pool=${k}]`)!.textContent);
+      expect(pool()).to.deep.equal(['0 for 2 at once (0 busy, 0 warm)', '0', '0 waiting (limit 5)']);
+      // Two sessions, each in a Web Worker of its own with its own globals, both running code.
       const a = await rt.execute('x = "a"\nx', { session: 'A' });
       expect(a.ok && a.value).to.equal('a');
-      const blocked = rt.execute('call_tool("gate")', { session: 'B' });
-      await reached;
+      const loopA = rt.execute('while True:\n    pass', { session: 'A', runId: 'loop-a' });
+      const loopB = rt.execute('while True:\n    pass', { session: 'B', runId: 'loop-b' });
+      // A third session waits for a worker (the pool's event comes at most every 100 ms, with the state of then).
+      const third = rt.execute('"c"', { session: 'C' });
+      // Two runtimes held and a warm spare for the next session (a spare's start, beside two loops
+      // on a shared machine, takes what it takes: wait for the pool's state, then for the card).
+      const poolIs = (workers: number, busy: number, queued: number) => () => {
+        const s = rt.getState().pool!;
+        return s.workers === workers && s.busy === busy && s.spares === 1 && s.queued === queued;
+      };
+      await until('a warm spare while C waits', poolIs(3, 2, 1), 60_000);
+      const waiting = ['3 for 2 at once (2 busy, 1 warm)', '2', '1 waiting (limit 5)'];
+      expect(await eventually(el, pool, waiting)).to.deep.equal(waiting);
+      await until('both loops to start', () => started.has('loop-a') && started.has('loop-b'), 30_000);
       // The shared runtime never started, yet Python runs: the card is active and counts the session's run.
       expect(await eventually(el, () => stateOf(el), 'active')).to.equal('active');
-      expect($(el, '.metrics')!.textContent).to.match(/Python in 2 session workers\s*1 run \(1 in sessions\)/);
-      const b = await rt.execute('x', { session: 'A' });
-      expect(b.ok && b.value, 'session A ran while session B was blocked').to.equal('a');
-      // A third session waits for a worker.
-      const third = rt.execute('"c"', { session: 'C' });
-      // The pool's event, and the snapshot after it, come at most every 100 ms, with the state of then.
-      const waiting = ['2 of 2 (1 busy)', '2', '1 waiting (limit 5)'];
-      expect(await eventually(el, pool, waiting)).to.deep.equal(waiting);
-      await rt.endSession('A');
+      expect($(el, '.metrics')!.textContent).to.match(/Python in 3 session workers\s*1 run \(1 in sessions\)/);
+      // A stops running: its worker is stopped for C (never handed over), and C starts on the warm spare.
+      rt.interrupt('A');
+      expect(((r) => !r.ok && r.error.type)(await loopA)).to.equal('KeyboardInterrupt');
       const c = await third;
       expect(c.ok && c.value).to.equal('c');
-      open();
-      expect(((r) => r.ok && r.value)(await blocked)).to.equal('opened');
-      const idle = ['2 of 2 (0 busy)', '2', '0 waiting (limit 5)'];
+      rt.interrupt('B');
+      expect(((r) => !r.ok && r.error.type)(await loopB)).to.equal('KeyboardInterrupt');
+      await until('a new warm spare, nothing running', poolIs(3, 0, 0), 60_000);
+      const idle = ['3 for 2 at once (0 busy, 1 warm)', '2', '0 waiting (limit 5)'];
       expect(await eventually(el, pool, idle)).to.deep.equal(idle);
       // Afterwards, every run is counted, and nothing runs.
       expect(await eventually(el, () => $(el, '.secondary')!.textContent, '4 runs (4 in sessions) · 0 restarts')).to.equal('4 runs (4 in sessions) · 0 restarts');

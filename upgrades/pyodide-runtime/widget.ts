@@ -137,7 +137,7 @@ export class PyodideRuntimeWidget extends ModuleWidget<PyodideRuntimeSnapshot> {
         <dt>Memory (wasm heap)</dt><dd>${mb(s.memoryBytes)}</dd>
         <dt>Packages</dt><dd>${s.packages}</dd>
         ${s.pool
-          ? html`<dt>Session workers</dt><dd data-pool="workers">${s.pool.workers} of ${s.pool.size} (${s.pool.busy} busy)</dd>
+          ? html`<dt>Session workers</dt><dd data-pool="workers">${s.pool.workers} for ${s.pool.size} at once (${s.pool.busy} busy, ${s.pool.spares} warm)</dd>
               <dt>Sessions</dt><dd data-pool="sessions">${s.pool.sessions}</dd>
               <dt>Queue</dt><dd data-pool="queue">${s.pool.queued} waiting (limit ${s.pool.queueLimit})</dd>`
           : nothing}

@@ -161,7 +161,7 @@ test('the prompt mentions only tools the persona may call', () => {
   assert.match(noPython.text, /list_files/);
 });
 
-test('a tool written in Python is called directly, with the same signature and without call_tool', () => {
+test("an agent-made tool's function is a call_tool wrapper like any other: its code never runs in the caller's interpreter", () => {
   const made: ToolDeclaration = {
     name: 'made.word_count',
     namespace: 'made',
@@ -170,17 +170,18 @@ test('a tool written in Python is called directly, with the same signature and w
     pythonCallable: true,
     inputSchema: { type: 'object', properties: { text: { type: 'string' }, min_len: { type: 'integer' } }, required: ['text'] },
   };
-  const other: ToolDeclaration = { ...made, name: 'made.shout', description: 'Shout.', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };
-  py.FS.mkdirTree('/gen/impl_pkg');
-  py.FS.writeFile('/gen/impl_pkg/__init__.py', '');
-  py.FS.writeFile('/gen/impl_pkg/v1.py', 'def word_count(text, min_len=1):\n    return len([w for w in text.split() if len(w) >= min_len])\n');
-  py.FS.writeFile('/gen/tools/made.py', generatePythonModule('made', [made, other], new Map(), new Map([['made.word_count', { module: 'impl_pkg.v1', function: 'word_count' }]])));
+  py.FS.writeFile('/gen/tools/made.py', generatePythonModule('made', [made]));
   const out = py.runPython(`
 import armature_bridge, inspect, sys
 sys.modules.pop("tools.made", None)
 armature_bridge.calls.clear()
-from tools.made import word_count, shout
-res = [word_count("a bb ccc"), word_count(text="a bb ccc", min_len=2), str(inspect.signature(word_count)), shout("hi"), repr(armature_bridge.calls)]
+from tools.made import word_count
+res = [word_count("a bb ccc"), word_count(text="a bb", min_len=2), str(inspect.signature(word_count)), repr(armature_bridge.calls)]
 res`).toJs();
-  assert.deepEqual(out, [3, 2, '(text: str, min_len: int | None = None, *, instance_id: str | None = None) -> Any', { called: 'made.shout' }, "[('made.shout', {'text': 'hi'}, None)]"]);
+  assert.deepEqual(out, [
+    { called: 'made.word_count' },
+    { called: 'made.word_count' },
+    '(text: str, min_len: int | None = None, *, instance_id: str | None = None) -> Any',
+    "[('made.word_count', {'text': 'a bb ccc'}, None), ('made.word_count', {'text': 'a bb', 'min_len': 2}, None)]",
+  ]);
 });

@@ -154,22 +154,17 @@ function docstring(tool: ToolDeclaration, params: PyParam[], indent: string, ins
 export type ToolInstances = ReadonlyMap<string, readonly string[]>;
 
 /**
- * Tools implemented in Python itself, by tool name: the module and function their generated
- * function calls directly, without the `call_tool` round trip (agent-made Python tools).
+ * Python source of the module `tools.<namespace>`. Every function calls its tool through
+ * `call_tool` — agent-made Python tools too, whose code runs in an interpreter of its own
+ * (0x000081) — and takes a keyword-only `instance_id` that picks one registration of a tool
+ * registered several times.
  */
-export type DirectImplementations = ReadonlyMap<string, { module: string; function: string }>;
-
-/**
- * Python source of the module `tools.<namespace>`. Every function takes a keyword-only
- * `instance_id` that picks one registration of a tool registered several times. A tool in
- * `direct` calls its Python function in this interpreter instead of going through `call_tool`.
- */
-export function generatePythonModule(namespace: string, tools: readonly ToolDeclaration[], instances: ToolInstances = new Map(), direct: DirectImplementations = new Map()): string {
+export function generatePythonModule(namespace: string, tools: readonly ToolDeclaration[], instances: ToolInstances = new Map()): string {
   const fns = functionNames(tools);
   const out = [
     `"""Armature tools in the ${namespace} namespace, generated from the registered tool declarations. Do not edit.`,
     '',
-    `Each function calls the tool of the same name through call_tool()${tools.some((t) => direct.has(t.name)) ? ', or, for a tool written in Python, its function directly' : ''}; keyword arguments are checked`,
+    `Each function calls the tool of the same name through call_tool(); keyword arguments are checked`,
     `by Python itself, and optional arguments left at None are not sent (the tool's default applies).`,
     '"""',
     'from typing import Any',
@@ -190,12 +185,7 @@ export function generatePythonModule(namespace: string, tools: readonly ToolDecl
       if (p.required) out.push(`    _args[${JSON.stringify(p.name)}] = ${p.ident}`);
       else out.push(`    if ${p.ident} is not None:\n        _args[${JSON.stringify(p.name)}] = ${p.ident}`);
     }
-    const impl = direct.get(t.name);
-    if (impl) {
-      // Imported at call time: a module that fails to import breaks this tool only, not the namespace.
-      out.push(`    from ${impl.module} import ${impl.function} as _impl`);
-      out.push('    return _impl(**_args)');
-    } else out.push(`    return _call_tool(${JSON.stringify(t.name)}, _args, instance_id=instance_id)`);
+    out.push(`    return _call_tool(${JSON.stringify(t.name)}, _args, instance_id=instance_id)`);
     out.push('');
   }
   return out.join('\n');

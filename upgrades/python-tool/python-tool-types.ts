@@ -90,21 +90,20 @@ export interface ExecutePythonErrorDetails {
 }
 
 /**
- * Python another upgrade adds to the interpreter (agent-made Python tools): modules of its own,
- * and tools whose generated function calls a Python function directly instead of `call_tool`.
+ * Python another upgrade adds to every interpreter: modules of its own, beside the generated
+ * `tools.*`. Every runtime gets them, so they must be code all of them may run (never an
+ * agent's: agent-made Python tools run in interpreters of their own, 0x000081).
  */
 export interface PythonExtension {
-  /** Module files under the module path, e.g. `armature_made/v_1a2b.py`. Asked at every sync. */
+  /** Module files under the module path, e.g. `my_helpers/__init__.py`. Asked at every sync. */
   modules(): readonly { path: string; source: string }[];
-  /** The Python function implementing `tool`, when it is written in Python. Default: none. */
-  direct?(tool: string): { module: string; function: string } | undefined;
 }
 
 /** The PythonTool API. */
 export interface PythonToolApi {
   /**
-   * Adds Python modules and directly called tool functions from another upgrade; they are part of
-   * every later sync. The disposable removes them (from the next sync on).
+   * Adds Python modules from another upgrade to every interpreter; they are part of every later
+   * sync. The disposable removes them (from the next sync on).
    */
   addExtension(extension: PythonExtension): Disposable;
   /**

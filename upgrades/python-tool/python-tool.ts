@@ -56,22 +56,15 @@ export function createPythonTool(options: PythonToolOptions) {
   /** Keeps the generated `tools.*` modules in step with the registered tools. */
   async function syncModules(): Promise<void> {
     const decls = pythonDeclarations();
-    const direct = new Map<string, { module: string; function: string }>();
-    for (const d of decls) {
-      for (const x of extensions) {
-        const impl = x.direct?.(d.name);
-        if (impl) direct.set(d.name, impl);
-      }
-    }
     const extra = [...extensions].flatMap((x) => x.modules());
     const key = JSON.stringify([
-      decls.map((d) => [idOf(d), runner.getToolInstances(d.name), direct.get(d.name)]),
+      decls.map((d) => [idOf(d), runner.getToolInstances(d.name)]),
       extra.map((f) => [f.path, f.source]),
     ]);
     if (key === modulesKey) return;
     modulesKey = key;
     const files = [{ path: 'tools/__init__.py', source: INIT_SOURCE }, ...extra];
-    for (const [ns, list] of groupByNamespace(decls)) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list, instancesOf(list), direct) });
+    for (const [ns, list] of groupByNamespace(decls)) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list, instancesOf(list)) });
     try {
       await runtime.setPythonModules(files);
     } catch (e) {

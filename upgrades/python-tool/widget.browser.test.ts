@@ -72,7 +72,7 @@ describe('python-tool-widget', () => {
     await settle(f.el);
     expect(stateOf(f.el)).to.equal('active');
     // Runs in sessions (on the pool's runtimes) keep the card active while the shared runtime idles.
-    const pool = { size: 2, workers: 2, busy: 2, sessions: 3, queued: 1, queueLimit: 64, runs: 5 };
+    const pool = { size: 2, workers: 3, spares: 1, busy: 2, sessions: 2, queued: 1, queueLimit: 64, runs: 5 };
     /** The shared runtime's status and the pool's busy runtimes, as the widget learns them. */
     const poolNow = async (status: PythonStatus, busy: number) => {
       const state = { ...pool, busy, queued: busy ? pool.queued : 0 };

@@ -29,6 +29,11 @@ export interface WorkspaceApi {
   /** Total bytes stored (the hidden system folder included). */
   totalBytes(): number;
   /**
+   * The folder its files are kept in as files (Node), e.g. for MCP servers' roots; undefined in the
+   * browser. Files there change through this API: what others write there is seen after a restart.
+   */
+  readonly folder?: string;
+  /**
    * The hidden system area `name` (kebab-case), for the system's own records: agent transcripts,
    * change records, versions. Its files live in the same durable store but are never listed, read
    * or written through the methods above, the file tools or Python's workspace sync.

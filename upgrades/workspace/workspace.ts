@@ -185,6 +185,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const areas = new Map<string, SystemArea>();
 
   return {
+    ...(store.folder ? { folder: store.folder } : {}),
     list(prefix) {
       const all = under(prefix ? userPath(prefix) : '');
       return prefix ? all : all.filter((f) => !isSystemPath(f.path));

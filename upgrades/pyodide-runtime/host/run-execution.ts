@@ -12,6 +12,8 @@ import type { ResolvedOptions } from './runtime-options.ts';
 import type { ExecuteResult, RuntimeHost } from './runtime-types.ts';
 import type { WorkerSession } from './worker-session.ts';
 import type { WorkerSupervisor } from './worker-supervisor.ts';
+import { INTERRUPT_RUNNING, INTERRUPT_SIGNAL } from '../protocol/interrupt-buffer.ts';
+import { InterruptWatch } from './interrupt-watch.ts';
 
 /** Runs code one run at a time (the caller serializes) and can interrupt the active run. */
 export class RunExecutor {
@@ -39,7 +41,7 @@ export class RunExecutor {
   }
 
   /** Runs `code` on a started worker; emits `python:started` and `python:finished`. */
-  async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal, owner?: string): Promise<ExecuteResult> {
+  async run(l: WorkerSession, code: string, runId: string, timeoutMs: number, abort?: AbortSignal): Promise<ExecuteResult> {
     const { o, supervisor } = this;
     const id = secretId('run');
     const out = l.output.track(id, runId);
@@ -49,31 +51,35 @@ export class RunExecutor {
     let timedOut = false;
     let restarted = false;
     let signalTimer: ReturnType<typeof setInterval> | undefined;
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const stopSignals = () => {
       clearInterval(signalTimer);
-      clearTimeout(graceTimer);
       signalTimer = undefined;
     };
     let spare: Promise<WorkerSession> | undefined;
+    const replace = () => {
+      restarted = true;
+      stopSignals();
+      const next = spare;
+      spare = undefined;
+      void supervisor.replace(next).catch(() => undefined);
+    };
     const signal = () => {
-      if (signalTimer) return;
-      const send = () => l.interrupt && Atomics.store(l.interrupt, 0, 2);
-      send();
-      signalTimer = setInterval(send, o.resignalMs);
+      if (signalTimer || restarted) return;
+      const buffer = l.interrupt;
+      // Without shared memory there is no interrupt buffer: the worker is replaced at once.
+      if (!buffer) return replace();
       // Most interrupts work within milliseconds; when one does not, the replacement is half-ready.
-      if (o.prestart && l.interrupt) {
+      if (o.prestart) {
         spare = supervisor.start();
         spare.then((s) => s.ready).catch(() => undefined);
       }
-      graceTimer = setTimeout(() => {
-        // Python did not stop (a loop inside C, a long sleep): replace the worker.
-        restarted = true;
-        stopSignals();
-        const next = spare;
-        spare = undefined;
-        void supervisor.replace(next).catch(() => undefined);
-      }, l.interrupt ? o.interruptGraceMs : 0);
+      const watch = new InterruptWatch(buffer, o.interruptGraceMs, o.resignalMs);
+      signalTimer = setInterval(() => {
+        const verdict = watch.tick(performance.now());
+        if (verdict === 'stop') stopSignals();
+        else if (verdict === 'replace') replace();
+      }, o.resignalMs);
+      watch.send(performance.now());
     };
     this.active = { signal };
     const timeout = setTimeout(() => {
@@ -81,7 +87,10 @@ export class RunExecutor {
       signal();
     }, timerMs(timeoutMs));
     abort?.addEventListener('abort', signal, { once: true });
-    const res = await l.request<ExecuteValue>({ type: 'execute', id, runId, code, ...(owner === undefined ? {} : { owner }) });
+    // Running from now on, as far as an interrupt is concerned: one sent before the worker starts
+    // the run is not taken for a run that is over (the worker clears the word once it is).
+    if (l.interrupt) Atomics.store(l.interrupt, INTERRUPT_RUNNING, 1);
+    const res = await l.request<ExecuteValue>({ type: 'execute', id, runId, code });
     abort?.removeEventListener('abort', signal);
     clearTimeout(timeout);
     stopSignals();
@@ -90,7 +99,7 @@ export class RunExecutor {
     spare = undefined;
     this.active = undefined;
     l.output.untrack(id);
-    if (l.interrupt) Atomics.store(l.interrupt, 0, 0);
+    if (l.interrupt) Atomics.store(l.interrupt, INTERRUPT_SIGNAL, 0);
     this.executions++;
     let result: ExecuteResult;
     const full = res.ok ? (res.value as ExecuteValue).heapFull : res.heapFull;

@@ -15,20 +15,35 @@ import { inNode } from './worker-handle.ts';
 /** Options of the runtime pool, part of `PyodideRuntimeOptions`. */
 export interface PoolOptions {
   /**
-   * Most runtimes serving sessions at once (`execute(code, { session })`): each session gets a
-   * runtime of its own while it lives; a session past this many waits for one to be freed (a
-   * session ending, or reclaimed when idle). Runs without a session use the shared runtime, which
-   * is not counted here. Whole number from 1 to 64. Default: the machine's cores
-   * (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in browsers), at least 1.
+   * Most runtimes serving sessions at once (`execute(code, { session })`). Every session runs on
+   * an interpreter no other session has run code in, and holds it while it runs code and for
+   * `poolGraceMs` after; a session past this many waits (in order) until one is given up. A
+   * runtime whose Python waits in `call_tool` for another tool does not count meanwhile, so a
+   * session calling an agent-made Python tool never waits for itself. Runs without a session use
+   * the shared runtime, which is not counted here. Whole number from 1 to 64. Default: the
+   * machine's cores (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in
+   * browsers), at least 1.
    */
   poolSize?: number;
   /**
-   * How long a session keeps its runtime without running anything, in ms: then its globals are
-   * dropped and the runtime goes to the next session (its next run says its globals were lost).
-   * A runtime no session has used for as long again stops, freeing its memory; the next session
-   * starts one from the start-up snapshot. 1 to 2147483647. Default: 300000 (5 minutes).
+   * How long a session keeps its runtime after its last operation when no other session waits
+   * for one, in ms: then the runtime stops (its globals, imports and packages with it) and the
+   * session's next run starts on a fresh one, with a notice saying so. A warm spare unused for as
+   * long stops too. 1 to 2147483647. Default: 300000 (5 minutes).
    */
   poolIdleMs?: number;
+  /**
+   * How long a session keeps its runtime after an operation even when another session waits, in
+   * ms, so that runs in quick succession (an agent's steps) keep their globals. Past it, an idle
+   * session's runtime is stopped at once for a waiting session. 0 to 2147483647. Default: 1000.
+   */
+  poolGraceMs?: number;
+  /**
+   * Runtimes kept started and unused, so a new session's first run does not wait for a start-up:
+   * started in the background once sessions are used, and again each time one is taken. Whole
+   * number from 0 to 64. Default: 1.
+   */
+  poolSpares?: number;
   /**
    * Most runs waiting for a runtime of the pool; one more is refused at once with `RUNTIME_BUSY`.
    * A waiting run gives up after its own timeout. Whole number from 0 to 100000. Default: 256.
@@ -36,7 +51,7 @@ export interface PoolOptions {
   poolQueueLimit?: number;
 }
 
-/** Options of {@link createPyodideRuntime}; the pool's (`poolSize`, `poolIdleMs`, `poolQueueLimit`) are in {@link PoolOptions}. */
+/** Options of {@link createPyodideRuntime}; the pool's (`poolSize`, `poolIdleMs`, `poolGraceMs`, `poolSpares`, `poolQueueLimit`) are in {@link PoolOptions}. */
 export interface PyodideRuntimeOptions extends PoolOptions {
   /**
    * Node: where Python runs. `process` (the default): a child process under Node's permission
@@ -97,9 +112,11 @@ export interface PyodideRuntimeOptions extends PoolOptions {
   /** Timeout of a run in ms when the call sets none: 1 to 2147483647. Default: 30000. */
   defaultTimeoutMs?: number;
   /**
-   * How long Python gets to stop after the first interrupt before the worker is replaced, in ms.
-   * Pure-Python code stops within milliseconds (p99 ~7 ms measured), so this only delays recovery
-   * from loops inside C and long sleeps; recovery takes this plus one start-up (~2.5 s). Default: 1000.
+   * How long an interrupt may stay unread by Python (a loop inside C, a long sleep) before the
+   * worker is replaced, in ms; Python that reads the interrupts and goes on is replaced after
+   * `max(5, interruptGraceMs / resignalMs)` of them (see `interrupt-watch.ts`). Pure-Python code
+   * stops within milliseconds (p99 ~7 ms measured), so this only delays recovery from loops inside
+   * C and long sleeps; recovery takes this plus one start-up (~2.5 s). Default: 1000.
    */
   interruptGraceMs?: number;
   /** Interval between repeated interrupt signals, in ms. Default: 100. */

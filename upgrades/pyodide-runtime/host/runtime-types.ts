@@ -125,15 +125,7 @@ export interface SyncReport {
 export type InstallResult = { ok: true; installed: string[] } | { ok: false; error: PythonErrorInfo; hint?: string };
 
 /** How one runtime runs code (the pool adds sessions on top). */
-export interface CoreExecuteOptions extends Omit<ExecuteOptions, 'session'> {
-  /**
-   * Whose globals the run uses: a run whose owner differs from the last run's starts on fresh
-   * globals, reset by the worker before the code runs (the pool passes one owner per session's
-   * hold on a runtime, so a runtime handed straight to a waiting session needs no reset message
-   * of its own). Default: none — the globals as they are (the shared runtime).
-   */
-  owner?: string;
-}
+export type CoreExecuteOptions = Omit<ExecuteOptions, 'session'>;
 
 /**
  * One runtime: a worker (or confined child) and its interpreter, one set of globals. The pool
@@ -187,9 +179,16 @@ export interface PyodideRuntimeApi extends Omit<RuntimeCore, 'execute' | 'getSta
   /** Interrupts the running code of `session`'s runtime, or of the shared runtime. */
   interrupt(session?: string): void;
   /**
-   * Ends `session`: its globals are dropped and its runtime goes to the next session at once
-   * (after a run in flight finishes). A later run of the same name starts with fresh globals and
-   * a `notice` saying so. Sessions without a runtime are ignored.
+   * Ends `session`: its runtime is stopped (after a run in flight finishes) and its own modules
+   * (`setSessionModules`) forgotten. A later run of the same name starts on a fresh runtime, with
+   * a `notice` that its globals were lost.
    */
   endSession(session: string): Promise<void>;
+  /**
+   * Python module files only `session`'s runtime gets, beside those of `setPythonModules` (an
+   * agent-made tool's code, which no other interpreter may see): installed before the session's
+   * next operation, and again in each runtime the session is given later, until it ends. An empty
+   * list forgets them. Rejects an invalid session name (`INVALID_SESSION`).
+   */
+  setSessionModules(session: string, files: { path: string; source: string }[]): Promise<void>;
 }

@@ -14,6 +14,12 @@ export interface ToolCallScope {
   tool: string;
   /** Set when the handler has answered: work it left behind (timers) is not part of the cycle. */
   done: boolean;
+  /**
+   * The scope this call was made in, when Python of another runtime waits further up (a session's
+   * run calling an agent-made tool, whose own runtime calls another): every runtime of the chain is
+   * busy, so work asked of any of them is a cycle. Set by {@link runInToolScope}.
+   */
+  parent?: ToolCallScope;
 }
 
 const asyncHooks = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:async_hooks') as
@@ -24,13 +30,23 @@ let syncToolScope: ToolCallScope | undefined;
 
 /** Runs `fn` inside `scope` (the whole async call in Node, its synchronous start in browsers). */
 export function runInToolScope<T>(scope: ToolCallScope, fn: () => T): T {
+  const outer = toolScopes?.getStore() ?? syncToolScope;
+  if (outer) scope.parent = outer;
   if (toolScopes) return toolScopes.run(scope, fn);
   syncToolScope = scope;
   try {
     return fn();
   } finally {
-    syncToolScope = undefined;
+    syncToolScope = outer;
   }
+}
+
+/** The innermost scope of the chain, if any, whose runtime is `runtime` and whose handler has not answered. */
+function waitingScope(runtime: object): ToolCallScope | undefined {
+  for (let scope = toolScopes?.getStore() ?? syncToolScope; scope; scope = scope.parent) {
+    if (scope.runtime === runtime && !scope.done) return scope;
+  }
+  return undefined;
 }
 
 /**
@@ -38,8 +54,8 @@ export function runInToolScope<T>(scope: ToolCallScope, fn: () => T): T {
  * runtime is waiting on; undefined otherwise.
  */
 export function cycleError(runtime: object, method: string): PythonErrorInfo | undefined {
-  const scope = toolScopes?.getStore() ?? syncToolScope;
-  if (!scope || scope.runtime !== runtime || scope.done) return undefined;
+  const scope = waitingScope(runtime);
+  if (!scope) return undefined;
   return {
     type: 'CycleError',
     message: `call_tool("${scope.tool}") asked the Python runtime for ${method}, but that runtime is busy running the code waiting for "${scope.tool}": python -> call_tool("${scope.tool}") -> PyodideRuntime.${method} -> (waits for the same run). Refused instead of deadlocking.`,

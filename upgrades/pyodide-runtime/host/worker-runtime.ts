@@ -4,6 +4,8 @@
  */
 import type { PackageInfo, PythonErrorInfo, ReadChangedResult } from '../protocol/protocol.ts';
 import { hintFor, runtimeDisposed } from '../protocol/hints.ts';
+import { installRefusal } from '../protocol/install-policy.ts';
+import { inNode } from './worker-handle.ts';
 import { nextId } from '../protocol/ids.ts';
 import { RunExecutor } from './run-execution.ts';
 import { RUN_TIMEOUT_HINT, runTimeoutProblem, type ResolvedOptions } from './runtime-options.ts';
@@ -102,7 +104,7 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
               if (opts.signal?.aborted) {
                 return runs.errorResult(runId, { type: 'KeyboardInterrupt', message: 'cancelled before it started', traceback: '' }, t0, undefined, 'The run was cancelled by its caller; nothing ran.');
               }
-              if (!l.dead) return await runs.run(l, code, runId, timeoutMs, opts.signal, opts.owner);
+              if (!l.dead) return await runs.run(l, code, runId, timeoutMs, opts.signal);
               why = { type: 'RuntimeNotReady', message: 'the Python worker stopped before the run could start', traceback: '' };
             } catch (e) {
               why = notReady(e);
@@ -123,6 +125,9 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
     installPackage(spec) {
       const refused = cycle('installPackage');
       if (refused) return Promise.resolve({ ok: false as const, error: refused, hint: hintFor(refused) });
+      // Checked before anything starts or is fetched: the same network policy as Python's fetch.
+      const denied = typeof spec === 'string' ? installRefusal(spec, o.network, o.packageIndexURL, inNode()) : undefined;
+      if (denied) return Promise.resolve({ ok: false as const, ...denied });
       return serial(async () => {
         try {
           const l = await supervisor.ensureLive();
@@ -195,6 +200,8 @@ export function createWorkerRuntime(o: ResolvedOptions, onToolCall: ToolCallHand
       pythonModules = files;
       return serial(async () => {
         const l = supervisor.live;
+        // A newer set came meanwhile: it is installed after this (or was in a start's init message).
+        if (pythonModules !== files) return;
         // Passed in the init message of the next start; a worker that got these in its own has them.
         if (!l || l.dead || l.startedWith === files) return;
         const r = await l.request({

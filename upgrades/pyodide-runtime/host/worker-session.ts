@@ -6,6 +6,7 @@
 import type { RuntimeHost } from './runtime-types.ts';
 import { parseWorkerMessage, type InitResult, type PythonErrorInfo, type ResponseMessage, type Transport } from '../protocol/protocol.ts';
 import { secretId } from '../protocol/ids.ts';
+import { INTERRUPT_BUFFER_BYTES } from '../protocol/interrupt-buffer.ts';
 import { OutputDrain } from './output-drain.ts';
 import type { SnapshotStore } from '../snapshot/snapshot-store.ts';
 import { canShareMemory, chooseTransport, packageCacheDirFor, type ResolvedOptions } from './runtime-options.ts';
@@ -44,7 +45,7 @@ export class WorkerSession implements AnswerTarget {
   ready: Promise<InitResult> = Promise.resolve(undefined as never);
   /** The Python modules its `init` installed (a later identical set is not written again). */
   startedWith: readonly { path: string; source: string }[] = [];
-  /** The interrupt buffer Python polls (shared memory only). */
+  /** The interrupt buffer Python polls, and the worker's running flag beside it (shared memory only; see `interrupt-watch.ts`). */
   readonly interrupt?: Int32Array;
   /** The `call_tool` channel and the poller watching its request slot (shared-memory transport). */
   readonly bridge?: { host: SyncChannelHost; poller: RequestPoller };
@@ -82,7 +83,7 @@ export class WorkerSession implements AnswerTarget {
       worker,
       transport,
       {
-        interrupt: share ? new SharedArrayBuffer(4) : undefined,
+        interrupt: share ? new SharedArrayBuffer(INTERRUPT_BUFFER_BYTES) : undefined,
         ring: share ? createOutputRing() : undefined,
         channel: transport === 'shared-memory' ? createSyncChannelBuffers() : undefined,
       },

@@ -10,6 +10,8 @@ import { RuntimeOptionError, type PoolOptions } from '../host/runtime-options.ts
 export interface ResolvedPoolOptions {
   size: number;
   idleMs: number;
+  graceMs: number;
+  spares: number;
   queueLimit: number;
 }
 
@@ -28,15 +30,27 @@ const whole = (v: unknown, min: number, max: number): boolean => typeof v === 'n
 
 /** Fills in the defaults of {@link PoolOptions}; throws a `RuntimeOptionError` naming a value it cannot take. */
 export function resolvePoolOptions(options: PoolOptions): ResolvedPoolOptions {
-  const { poolSize, poolIdleMs, poolQueueLimit } = options;
+  const { poolSize, poolIdleMs, poolGraceMs, poolSpares, poolQueueLimit } = options;
   if (poolSize !== undefined && !whole(poolSize, 1, MAX_POOL_SIZE)) {
     throw new RuntimeOptionError('poolSize', poolSize, `it must be a whole number of runtimes from 1 to ${MAX_POOL_SIZE}`, `Leave it out for one per core (${defaultPoolSize()} here), or pass e.g. 2.`);
   }
   if (poolIdleMs !== undefined && timeoutProblem(poolIdleMs, 'poolIdleMs')) {
     throw new RuntimeOptionError('poolIdleMs', poolIdleMs, `it must be 1 to ${MAX_TIMER_MS} ms`, 'Leave it out for 300000 (5 minutes).');
   }
+  if (poolGraceMs !== undefined && !whole(poolGraceMs, 0, MAX_TIMER_MS)) {
+    throw new RuntimeOptionError('poolGraceMs', poolGraceMs, `it must be a whole number of ms from 0 to ${MAX_TIMER_MS}`, 'Leave it out for 1000 (one second).');
+  }
+  if (poolSpares !== undefined && !whole(poolSpares, 0, MAX_POOL_SIZE)) {
+    throw new RuntimeOptionError('poolSpares', poolSpares, `it must be a whole number of runtimes from 0 to ${MAX_POOL_SIZE}`, 'Leave it out for 1, or pass 0 to start no runtime before a session needs it.');
+  }
   if (poolQueueLimit !== undefined && !whole(poolQueueLimit, 0, 100_000)) {
     throw new RuntimeOptionError('poolQueueLimit', poolQueueLimit, 'it must be a whole number of runs from 0 to 100000', 'Leave it out for 256.');
   }
-  return { size: poolSize ?? defaultPoolSize(), idleMs: poolIdleMs ?? 300_000, queueLimit: poolQueueLimit ?? 256 };
+  return {
+    size: poolSize ?? defaultPoolSize(),
+    idleMs: poolIdleMs ?? 300_000,
+    graceMs: poolGraceMs ?? 1000,
+    spares: poolSpares ?? 1,
+    queueLimit: poolQueueLimit ?? 256,
+  };
 }

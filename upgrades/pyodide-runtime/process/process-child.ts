@@ -228,7 +228,7 @@ async function call(rt: RuntimeCore, method: Method, args: unknown[]): Promise<u
     case 'init':
       return rt.init();
     case 'execute': {
-      const { aborted, ...opts } = (args[1] ?? {}) as { timeoutMs?: number; runId?: string; owner?: string; aborted?: boolean };
+      const { aborted, ...opts } = (args[1] ?? {}) as { timeoutMs?: number; runId?: string; aborted?: boolean };
       // The host's `abort` for this run aborts it here, as the caller's signal does in-process.
       const cancel = new AbortController();
       if (aborted) cancel.abort();

@@ -167,6 +167,8 @@ export class ChildConnection {
     const l = await current?.catch(() => undefined);
     if (l && !l.dead) {
       l.dead = true;
+      // A run cut short by the dispose never reports its end: its clock would keep the process alive.
+      clearTimeout(l.runTimer);
       for (const resolve of l.pending.values()) resolve({ ok: false, error: runtimeDisposed() });
       l.pending.clear();
       await l.child.terminate().catch(() => undefined);

@@ -12,6 +12,7 @@
  * No Node module is imported here at the top: browsers load this file (and never call it).
  */
 import { hintFor } from '../protocol/hints.ts';
+import { installRefusal } from '../protocol/install-policy.ts';
 import { nextId } from '../protocol/ids.ts';
 import { ChildCallAnswerer } from './process-calls.ts';
 import { ChildConnection } from './process-connection.ts';
@@ -75,8 +76,7 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       const signal = opts.signal;
       let unlisten: (() => void) | undefined;
       // Aborted already when the call is sent: the child does not start it (as a run waiting for its turn).
-      const owner = opts.owner === undefined ? {} : { owner: opts.owner };
-      const args = () => [code, signal?.aborted ? { timeoutMs, runId, ...owner, aborted: true } : { timeoutMs, runId, ...owner }];
+      const args = () => [code, signal?.aborted ? { timeoutMs, runId, aborted: true } : { timeoutMs, runId }];
       const r = await conn.rpc('execute', args, watchdog, (sent) => {
         if (!signal || signal.aborted) return;
         const abort = () => conn.post(sent, { type: 'abort', id: 'abort', runId });
@@ -101,6 +101,9 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
     async installPackage(spec) {
       const refused = cycleError(self, 'installPackage');
       if (refused) return { ok: false as const, error: refused, hint: hintFor(refused) };
+      // Checked here, before the child (which checks again) is asked: the same policy as Python's fetch.
+      const denied = typeof spec === 'string' ? installRefusal(spec, o.network, o.packageIndexURL, true) : undefined;
+      if (denied) return { ok: false as const, ...denied };
       let arg: string | { fileName: string; bytes: Uint8Array } = spec;
       // The child may not read the host's files: a local wheel is read here and sent as bytes.
       if (typeof spec === 'string' && (spec.startsWith('/') || spec.startsWith('file:') || /^[A-Za-z]:[\\/]/.test(spec))) {
@@ -171,6 +174,9 @@ export function createProcessRuntime(o: ResolvedOptions, onToolCall: ToolCallHan
       if (refused) throw refused;
       conn.modules = files;
       const current = await conn.current()?.catch(() => undefined);
+      // A newer set came while this one waited for the child: that call installs it (installing
+      // this one after it would leave the child with the older files).
+      if (conn.modules !== files) return;
       // A child not started yet gets them in its start message; one that got these in it has them.
       if (!current || current.dead || current.startedWith === files) return;
       const r = await conn.rpc('setPythonModules', [files]);

@@ -80,11 +80,7 @@ export const InitRequestSchema = z.object({
   limits: z.object({ resultBytes: z.number().positive(), toolArgBytes: z.number().positive() }).default({ resultBytes: 16 * 1024 * 1024, toolArgBytes: 16 * 1024 * 1024 }),
 });
 
-/**
- * `owner`: whose globals the run uses (see `CoreExecuteOptions.owner`): a run whose owner differs
- * from the last run's starts on fresh globals, reset here before its code runs.
- */
-export const ExecuteRequestSchema = z.object({ type: z.literal('execute'), id, runId: z.string(), code: z.string(), owner: z.string().max(256).optional() });
+export const ExecuteRequestSchema = z.object({ type: z.literal('execute'), id, runId: z.string(), code: z.string() });
 export const InstallRequestSchema = z.object({
   type: z.literal('install'),
   id,

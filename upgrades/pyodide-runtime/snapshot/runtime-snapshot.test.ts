@@ -66,7 +66,8 @@ for (const isolation of ['process', 'thread'] as const) {
         delete: (key) => cache.delete(key),
         keys: () => cache.keys(),
       };
-      const rt = createPyodideRuntime({ snapshotCache: counted, isolation, poolSize: 2 }, { emit: () => undefined });
+      // No warm spare: the one runtime started is the session's.
+      const rt = createPyodideRuntime({ snapshotCache: counted, isolation, poolSize: 2, poolSpares: 0 }, { emit: () => undefined });
       try {
         const r = await rt.execute('6 * 7', { session: 'pooled' });
         assert.equal(r.ok && r.value, 42, JSON.stringify(r));

@@ -21,6 +21,7 @@ import { heapFull, setHeapLimit } from './heap.ts';
 import { isFatal, jsError, openPort } from './port.ts';
 import { preloadPython, startPython, type Started } from './startup.ts';
 import type { Fetched } from '../../../src/sandbox/protocol.ts';
+import { INTERRUPT_RUNNING, INTERRUPT_SIGNAL } from '../protocol/interrupt-buffer.ts';
 
 const port = await openPort();
 const output = new WorkerOutput(port);
@@ -41,7 +42,16 @@ function fetchViaHost(req: { url: string; method: string; headers: [string, stri
   });
 }
 
+/**
+ * Says, in the interrupt buffer, that no user code runs (before any answer is posted): the host
+ * then knows a run it interrupted is over even when its answer has not reached it yet.
+ */
+function runOver(): void {
+  if (python?.interrupt) Atomics.store(python.interrupt, INTERRUPT_RUNNING, 0);
+}
+
 function reply(id: string, value: unknown, transfer?: Transferable[]): void {
+  runOver();
   port.post({ type: 'response', id, ok: true, value }, transfer);
   spinner.hold();
 }
@@ -51,6 +61,7 @@ const MAX_ERROR_CHARS = 64 * 1024;
 
 function fail(id: string, error: PythonErrorInfo, fatal = false, full?: HeapFull): void {
   // An exception's text is Python's to choose: bounded like any value.
+  runOver();
   const bounded = { ...error, message: clip(String(error.message), MAX_ERROR_CHARS), traceback: clip(String(error.traceback), MAX_ERROR_CHARS) };
   port.post({ type: 'response', id, ok: false, error: bounded, ...(fatal ? { fatal } : {}), ...(full ? { heapFull: full } : {}) });
   spinner.hold();
@@ -61,36 +72,18 @@ function heapBytes(): number | undefined {
   return (python?.py as unknown as { _module?: { HEAPU8?: Uint8Array } } | undefined)?._module?.HEAPU8?.byteLength;
 }
 
-/** Fresh globals for user code (the `reset` request, and a run changing hands). */
+/** Fresh globals for user code (the `reset` request). */
 function clearGlobals(p: Started): void {
   p.runner.reset!();
-  p.globalsOf = null;
 }
 
-/**
- * Makes the globals `owner`'s: fresh when another owner's code ran in them last (the pool handed
- * this runtime to another session without a reset of its own, saving a round trip). Returns false,
- * having failed the run as fatal (the worker is replaced, and nothing ran), when the reset failed:
- * one session's globals never reach another's code.
- */
-function takeGlobals(p: Started, id: string, owner: string | undefined): boolean {
-  if (owner !== undefined && p.globalsOf !== null && p.globalsOf !== owner) {
-    try {
-      clearGlobals(p);
-    } catch (e) {
-      fail(id, { type: 'RuntimeNotReady', message: `the globals left by the previous session could not be cleared (${clip(jsError(e).message, 500)}), so this run did not start; the runtime was restarted`, traceback: '' }, true);
-      return false;
-    }
-  }
-  p.globalsOf = owner;
-  return true;
-}
-
-async function execute(p: Started, id: string, runId: string, code: string, owner: string | undefined): Promise<void> {
-  if (!takeGlobals(p, id, owner)) return;
+async function execute(p: Started, id: string, runId: string, code: string): Promise<void> {
   const jsSafe = (v: unknown) => p.runner.js_safe!(v);
   output.setRun({ id, runId });
-  if (p.interrupt) Atomics.store(p.interrupt, 0, 0);
+  if (p.interrupt) {
+    Atomics.store(p.interrupt, INTERRUPT_SIGNAL, 0);
+    Atomics.store(p.interrupt, INTERRUPT_RUNNING, 1);
+  }
   try {
     const res = p.runner.run!(code, p.result.transport === 'jspi') as { toJs(): unknown; get(i: number): unknown; destroy(): void };
     let ok = res.get(0) as boolean;
@@ -154,7 +147,7 @@ async function handle(msg: HostMessage): Promise<void> {
   if (!p) return fail(msg.id, { type: 'RuntimeNotReady', message: 'the Python runtime is not initialized', traceback: '' });
   switch (msg.type) {
     case 'execute':
-      return execute(p, msg.id, msg.runId, msg.code, msg.owner);
+      return execute(p, msg.id, msg.runId, msg.code);
     case 'install': {
       const r = await install(p.py, p.lock, msg.spec);
       return r.ok ? reply(msg.id, r.value) : fail(msg.id, r.error);

@@ -27,11 +27,6 @@ export interface Started {
   limits: InitRequest['limits'];
   /** The `init` response's value (with the snapshot taken, when asked and possible). */
   result: InitResult;
-  /**
-   * Whose code last ran in these globals: `null` while they are fresh (a new interpreter, or just
-   * reset), `undefined` after a run without an owner (the shared runtime), else the run's owner.
-   */
-  globalsOf: string | null | undefined;
 }
 
 async function fetchWithProgress(port: Port, url: string, from: number, to: number): Promise<void> {
@@ -244,6 +239,5 @@ export async function startPython(
     interrupt,
     limits: req.limits,
     result,
-    globalsOf: null,
   };
 }

@@ -27,7 +27,8 @@ import { describeModelError } from './model-errors.ts';
 import { observedFetch } from './model-fetch.ts';
 import { CODE_MODE_TOOLS, codeModePrompt, DEFAULT_MAX_RESULT_CHARS, directModePrompt, offeredTools, toModelResult, type OfferedTool } from '../../src/contracts/offered-tools.ts';
 import { createLanguageModel, type ModelFactory } from './providers.ts';
-import { parseModelRef, type SettingsStore } from './settings.ts';
+import { parseModelRef, resolveModel, type SettingsStore } from './settings.ts';
+export { resolveModel } from './settings.ts';
 import { newRunId, type TranscriptStore } from './transcript.ts';
 
 /** What the agent needs from PythonTool (optional: direct mode works without it). */
@@ -91,16 +92,6 @@ interface TurnContext {
   messages: unknown[];
   /** Filled by a replayed turn. */
   replay?: ReplayReport;
-}
-
-/** The model a run uses: the call's fields over the saved choice (or the persona's model). */
-export function resolveModel(override: Partial<AgentModelRef> | undefined, saved: AgentModelRef | undefined, persona: AgentModelRef | undefined): Partial<AgentModelRef> | undefined {
-  const base = saved ?? persona;
-  const fields = Object.fromEntries(Object.entries(override ?? {}).filter(([, v]) => v !== undefined && v !== '')) as Partial<AgentModelRef>;
-  if (!Object.keys(fields).length) return base;
-  // A base URL belongs to its provider: switching provider starts from scratch.
-  const from = fields.provider && fields.provider !== base?.provider ? undefined : base;
-  return { ...from, ...fields };
 }
 
 /**

@@ -58,3 +58,13 @@ export function browserSettings(storage: Pick<Storage, 'getItem' | 'setItem' | '
     },
   };
 }
+
+/** The model a run uses: the call's fields over the saved choice (or the persona's model). */
+export function resolveModel(override: Partial<AgentModelRef> | undefined, saved: AgentModelRef | undefined, persona: AgentModelRef | undefined): Partial<AgentModelRef> | undefined {
+  const base = saved ?? persona;
+  const fields = Object.fromEntries(Object.entries(override ?? {}).filter(([, v]) => v !== undefined && v !== '')) as Partial<AgentModelRef>;
+  if (!Object.keys(fields).length) return base;
+  // A base URL belongs to its provider: switching provider starts from scratch.
+  const from = fields.provider && fields.provider !== base?.provider ? undefined : base;
+  return { ...from, ...fields };
+}

@@ -134,6 +134,12 @@ export interface ToolRunnerApi {
   getToolDeclaration(name: string): ToolDeclaration | undefined;
   /** Instance ids of a tool registered several times (empty for a single registration). */
   getToolInstances(name: string): string[];
+  /**
+   * A number that changes whenever a tool is registered or unregistered, so a caller that derives
+   * something from the registered tools (PythonTool's generated modules) can tell that nothing
+   * changed without reading them again. Optional: without it, callers read the tools each time.
+   */
+  revision?(): number;
   /** Statistics for every tool that has been called or registered. */
   getStats(): ToolStats[];
 }

@@ -273,6 +273,22 @@ import inspect
     assert.match(!r.ok ? r.error.message : '', /unexpected keyword argument 'valeu'/);
   });
 
+  test('generated modules follow the allow-list as it changes in place (a persona overlay) and tools as they come and go', async () => {
+    const has = `import tools.test_kit as k\n[hasattr(k, n) for n in ("secret", "late")]`;
+    assert.deepEqual(await run(has), [false, false]);
+    persona.tools.push('secret', 'late');
+    const late = runner.registerTools([decl('late', 'TestKit')], () => 'late');
+    try {
+      assert.deepEqual(await run(has), [true, true]);
+      late.dispose();
+      assert.deepEqual(await run(has), [true, false]);
+    } finally {
+      persona.tools.splice(persona.tools.indexOf('secret'), 2);
+      late.dispose();
+    }
+    assert.deepEqual(await run(has), [false, false]);
+  });
+
   test('instance_id picks one registration of a tool registered several times, from call_tool and generated modules', async () => {
     const a = runner.registerTools([decl('query', 'TestKit', { q: { type: 'string' } })], (_n, args) => `prod: ${args.q}`, { instance: 'prod' });
     const b = runner.registerTools([decl('query', 'TestKit', { q: { type: 'string' } })], (_n, args) => `staging: ${args.q}`, { instance: 'staging' });

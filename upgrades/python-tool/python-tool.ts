@@ -53,22 +53,35 @@ export function createPythonTool(options: PythonToolOptions) {
   const skillScope = (list: ToolDeclaration[], p: Persona = persona) =>
     p.skills.length ? list.filter((d) => d.namespace !== undefined || p.skills.includes(namespaceOfTool(d))) : list;
 
+  /**
+   * The tools Python gets as of the last sync. With the runner's revision: it and the persona's
+   * allow-list (an overlay changes that in place), because every run syncs and reading every
+   * declaration and instance list to find nothing changed was a measurable share of a small run.
+   * Without it: the declarations by identity with their instances.
+   */
+  let toolsKey: string | undefined;
+  const currentToolsKey = (decls: () => ToolDeclaration[]) => {
+    const revision = runner.revision?.();
+    if (revision === undefined) return JSON.stringify(decls().map((d) => [idOf(d), runner.getToolInstances(d.name)]));
+    return `${revision}\n${persona.tools.join('\n')}\n\n${persona.denyTools?.join('\n') ?? ''}`;
+  };
+
   /** Keeps the generated `tools.*` modules in step with the registered tools. */
   async function syncModules(): Promise<void> {
-    const decls = pythonDeclarations();
-    const extra = [...extensions].flatMap((x) => x.modules());
-    const key = JSON.stringify([
-      decls.map((d) => [idOf(d), runner.getToolInstances(d.name)]),
-      extra.map((f) => [f.path, f.source]),
-    ]);
-    if (key === modulesKey) return;
+    let decls: ToolDeclaration[] | undefined;
+    const read = () => (decls ??= pythonDeclarations());
+    const tools = currentToolsKey(read);
+    const extra = extensions.size ? [...extensions].flatMap((x) => x.modules()) : [];
+    const key = extra.length ? JSON.stringify(extra.map((f) => [f.path, f.source])) : '';
+    if (tools === toolsKey && key === modulesKey) return;
+    toolsKey = tools;
     modulesKey = key;
     const files = [{ path: 'tools/__init__.py', source: INIT_SOURCE }, ...extra];
-    for (const [ns, list] of groupByNamespace(decls)) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list, instancesOf(list)) });
+    for (const [ns, list] of groupByNamespace(read())) files.push({ path: `tools/${ns}.py`, source: generatePythonModule(ns, list, instancesOf(list)) });
     try {
       await runtime.setPythonModules(files);
     } catch (e) {
-      modulesKey = ''; // not installed: the next sync tries again
+      toolsKey = undefined; // not installed: the next sync tries again
       throw e;
     }
   }

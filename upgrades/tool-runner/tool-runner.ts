@@ -66,6 +66,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
   const window = options.statsWindow ?? 256;
   // name -> instance id ('' for a tool registered once, without an instance) -> registration.
   const tools = new Map<string, Map<string, Registered>>();
+  /** Bumped by every registration and unregistration (`revision()`). */
+  let revision = 0;
   /** A tool's declaration as callers see it: its first registration's (a tool registered once per instance has several). */
   const declarationOf = (instances: Map<string, Registered>) => instances.values().next().value!.declaration;
 
@@ -272,6 +274,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
         statsFor(d.name);
         registered.push(d);
       }
+      revision++;
       announce('tool:registered', registered);
       return toDisposable(() => {
         const removed: ToolDeclaration[] = [];
@@ -282,6 +285,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
           if (all.size === 0) tools.delete(d.name);
           removed.push(d);
         }
+        if (removed.length) revision++;
         announce('tool:unregistered', removed);
       });
     },
@@ -324,6 +328,8 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunnerApi {
     },
 
     hasTool: (name) => tools.has(name),
+
+    revision: () => revision,
 
     getToolDeclaration: (name) => {
       const instances = tools.get(name);

@@ -66,7 +66,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
   };
   const sources = { ...(python ? { python } : {}), ...(workspace ? { workspace } : {}) };
 
-  serveTools(s);
+  const tools = serveTools(s);
   servePrompts(s);
   serveCompletions(s);
   const subscriptions = serveSubscriptions(s);
@@ -108,6 +108,7 @@ export async function createMcpServer(sys: ArmatureSystem, options: McpServerOpt
         clearTimeout(pending);
         for (const sub of subs) sub.dispose();
         subscriptions.dispose();
+        tools.dispose();
         await server.close();
         if (workspace) await deleteKeptResults(workspace, s.id);
         sys.bus.emit('session:ended', { session: s.id });

@@ -6,6 +6,7 @@
  */
 import { CallToolRequestParamsSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { clip } from '../kernel/bounded.ts';
+import { toDisposable, type Disposable } from '../kernel/lifecycle.ts';
 import { formatTools } from '../tools-format/format-tools.ts';
 import { offersRunAgent, RUN_AGENT, RUN_AGENT_TOOL, runAgentTool } from './agent-tool.ts';
 import { linkLargeResult, resultBytes } from './large-results.ts';
@@ -18,13 +19,30 @@ export const MAX_NOTIFICATION_CHARS = 64 * 1024;
 
 let calls = 0;
 
-/** Serves the tools of `s.sys` on `s.server`. */
-export function serveTools(s: McpSession): void {
+/** Where a run's output goes: the call that started it. */
+type OutputSink = (kind: 'stdout' | 'stderr', chunk: string) => void;
+
+/**
+ * Serves the tools of `s.sys` on `s.server`; `dispose()` stops listening for Python output (at
+ * the session's close).
+ */
+export function serveTools(s: McpSession): Disposable {
   const { sys, server } = s;
   server.setRequestHandler(ListToolsRequestSchema, () => {
     const tools = formatTools(sys.tools.getToolDeclarations(), 'mcp').tools as Tool[];
     return { tools: offersRunAgent(s) ? [...tools, RUN_AGENT_TOOL] : tools };
   });
+
+  // Python output goes to the call whose run made it, by run id: one pair of listeners for the
+  // session, made at its first execute_python, instead of a pair per call that every chunk of
+  // every run passed through.
+  const sinks = new Map<string, OutputSink>();
+  let listening: Disposable[] | undefined;
+  const listen = () =>
+    (listening ??= [
+      sys.bus.on('python:stdout', (p) => sinks.get(p.runId)?.('stdout', p.chunk)),
+      sys.bus.on('python:stderr', (p) => sinks.get(p.runId)?.('stderr', p.chunk)),
+    ]);
 
   onRequest(server, 'tools/call', CallToolRequestParamsSchema, { name: 'the name of the tool to call, as tools/list gives it', arguments: 'the tool\'s arguments by name' }, async (params, extra) => {
     const { name } = params;
@@ -33,17 +51,19 @@ export function serveTools(s: McpSession): void {
     const progressToken = params._meta?.progressToken;
     let progress = 0;
     // A Python run's output, as it is produced: log messages at the session's level, progress when asked for.
-    const stream = (kind: 'stdout' | 'stderr') =>
-      sys.bus.on(kind === 'stdout' ? 'python:stdout' : 'python:stderr', (p) => {
-        if (p.runId !== callId || extra.signal.aborted) return;
+    const streamed = name === 'execute_python';
+    if (streamed) {
+      listen();
+      sinks.set(callId, (kind, text) => {
+        if (extra.signal.aborted) return;
         const level = kind === 'stdout' ? 'info' : 'warning';
-        const chunk = clip(p.chunk, MAX_NOTIFICATION_CHARS);
+        const chunk = clip(text, MAX_NOTIFICATION_CHARS);
         if (s.log.allows(level)) void extra.sendNotification({ method: 'notifications/message', params: { level, logger: `python.${kind}`, data: chunk } }).catch(() => undefined);
         if (progressToken !== undefined) {
           void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message: chunk } }).catch(() => undefined);
         }
       });
-    const subs = name === 'execute_python' ? [stream('stdout'), stream('stderr')] : [];
+    }
     try {
       const result = await sys.tools.executeTool(name, params.arguments ?? {}, { caller: 'mcp', callId, signal: extra.signal, session: s.id });
       const answer = toCallToolResult(result);
@@ -51,7 +71,13 @@ export function serveTools(s: McpSession): void {
       if (bytes <= s.maxResultBytes) return answer;
       return linkLargeResult(answer, bytes, { tool: name, callId, session: s.id, value: result.ok ? result.value : undefined, limit: s.maxResultBytes, files: s.workspace });
     } finally {
-      for (const sub of subs) sub.dispose();
+      if (streamed) sinks.delete(callId);
     }
+  });
+
+  return toDisposable(() => {
+    for (const sub of listening ?? []) sub.dispose();
+    listening = undefined;
+    sinks.clear();
   });
 }

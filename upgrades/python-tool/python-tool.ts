@@ -187,7 +187,8 @@ export function createPythonTool(options: PythonToolOptions) {
       // message yet takes them with it instead of in a call of their own.
       const modulesSynced = syncModules();
       modulesSynced.catch(() => undefined);
-      const notReady = await waitReady(args.session);
+      // A session's run, or a started runtime, has nothing to wait for: no await (a tick) for it.
+      const notReady = args.session === undefined && !runtime.isReady() ? await waitReady(args.session) : undefined;
       if (notReady) {
         const r = failure(notReady.code, notReady.message, notReady.hint);
         record(r);

@@ -22,6 +22,7 @@ import type { ToolResult } from '../kernel/tool-contract.ts';
 import type {} from '../contracts/process-contract.ts';
 import { EventFeed } from './event-feed.ts';
 import { serveEventStream } from './event-stream.ts';
+import { StoreFollower } from './store-follower.ts';
 
 /** Where the attached routes live. */
 export const API_PREFIX = '/__armature/api/';
@@ -58,6 +59,8 @@ export class AttachedApi implements Disposable {
   readonly feed = new EventFeed();
   private readonly watcher: ProcessesWatcher | undefined;
   private readonly subscription: Disposable;
+  /** Reads the workspace store again when another process wrote there. */
+  private readonly follower: StoreFollower;
 
   constructor(
     private readonly sys: ArmatureSystem,
@@ -67,6 +70,7 @@ export class AttachedApi implements Disposable {
     for (const r of sys.bus.history()) this.feed.push(r);
     this.subscription = sys.bus.onAny((r) => this.feed.push(r));
     const dataDir = options.dataDir ?? sys.platform.dataDir;
+    const follower = (this.follower = new StoreFollower(sys));
     this.watcher = dataDir
       ? watchProcesses({
           dataDir,
@@ -75,9 +79,13 @@ export class AttachedApi implements Disposable {
           onRecord: (r) => {
             const { process, ...rest } = r;
             this.feed.push({ ...rest, process } as never);
+            follower.noticeRecord(r.type);
           },
           onStarted: (p) => this.feed.push({ type: 'process:started', payload: { process: p }, at: Date.now(), seq: 0 }),
-          onEnded: (p, reason) => this.feed.push({ type: 'process:ended', payload: { process: p, reason }, at: Date.now(), seq: 0 }),
+          onEnded: (p, reason) => {
+            this.feed.push({ type: 'process:ended', payload: { process: p, reason }, at: Date.now(), seq: 0 });
+            follower.noticeEnded();
+          },
         })
       : undefined;
   }
@@ -132,6 +140,7 @@ export class AttachedApi implements Disposable {
   dispose(): void {
     this.subscription.dispose();
     this.watcher?.dispose();
+    this.follower.dispose();
   }
 
   private async call(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -17,6 +17,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import type { AnyEventRecord } from '../../src/kernel/event-bus.ts';
 import type { ChangeRecord } from '../../src/contracts/change-contract.ts';
+import type { RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
+import type { AgentSnapshot } from '../../upgrades/agent/snapshot.ts';
+import type { WorkspaceSnapshot } from '../../upgrades/workspace/snapshot.ts';
 import { remoteView, type RemoteSystemView } from '../../src/view/remote-view.ts';
 import { artifacts } from '../helpers/dashboard-stack.ts';
 import { DashboardDriver, launchChromium } from '../helpers/dashboard-driver.ts';
@@ -113,6 +116,26 @@ test('an agent in another process shows live: its streamed text, the execute_pyt
   assert.equal(ended.reason, 'exited');
 });
 
+test('the server\'s system reads what another process wrote to the store: its finished run (list_runs, read_run, the Agent\'s snapshot) and its files (the Workspace\'s)', async () => {
+  const started = from('agent:run-started')[0]!;
+  const agent = started.process!;
+  const { runId } = started.payload as { runId: string };
+  await until('the run in the Agent snapshot (Past runs)', () => (view.status<AgentSnapshot>('Agent')?.runs ?? []).some((r) => r.runId === runId), 10_000);
+  const listed = await view.callTool<{ runs: RunSummary[] }>('list_runs', { process: agent });
+  assert.ok(listed.ok, JSON.stringify(listed));
+  assert.deepEqual(listed.value.runs.map((r) => [r.runId, r.reason, r.goal]), [[runId, 'answered', 'Make a word counter']]);
+  const read = await view.callTool<{ entries: TranscriptEntry[] }>('read_run', { runId });
+  assert.ok(read.ok, JSON.stringify(read));
+  assert.match(JSON.stringify(read.value.entries), /Made; it waits for approval\./);
+  const path = 'notes/from-another-process.txt';
+  const write = await cli('call', 'write_file', JSON.stringify({ path, content: 'written elsewhere' }));
+  assert.equal(write.code, 0, write.err);
+  await until('the file on the Workspace snapshot', () => !!view.status<WorkspaceSnapshot>('Workspace')?.files.some((f) => f.path === path), 10_000);
+  const file = await view.callTool<{ content: string }>('read_file', { path });
+  assert.ok(file.ok, JSON.stringify(file));
+  assert.equal(file.value.content, 'written elsewhere');
+});
+
 test('armature approve in a third process: the approval reaches the view within about a second, and the tool is active for the next process', async () => {
   const change = (from('change:pending')[0]!.payload as { change: ChangeRecord }).change;
   const before = seen.length;
@@ -149,6 +172,18 @@ test('on the page in Chromium: another process\'s run shows live with its proces
   assert.equal(await page.evaluate(() => document.querySelector('meta[name="armature-mode"]')?.getAttribute('content')), 'attached');
   // The processes before this one are on the Processes card already (the CLI commands of the tests above, ended).
   await d.waitFor('the Processes card', async () => /approve/.test(await deepText('processes-card')));
+  // Another process's finished run is in Past runs, named by its process; its file on the Workspace card.
+  const firstRun = from('agent:run-started')[0]!;
+  const pastRun = () =>
+    page.evaluate(`(() => {
+      const dash = document.querySelector('armature-dashboard');
+      const panel = dash && dash.shadowRoot && dash.shadowRoot.querySelector('agent-widget');
+      const li = panel && panel.shadowRoot && panel.shadowRoot.querySelector('li[data-run=${JSON.stringify((firstRun.payload as { runId: string }).runId)}]');
+      return li ? li.textContent.replace(/\\s+/g, ' ') : '';
+    })()`) as Promise<string>;
+  await d.waitFor('the other process\'s run in Past runs', async () => (await pastRun()).includes('Make a word counter'));
+  assert.match(await pastRun(), new RegExp(`${firstRun.process} \\(agent, pid \\d+, ended\\)`));
+  await d.waitFor('the other process\'s file on the Workspace card', async () => (await deepText('workspace-widget')).includes('from-another-process.txt'));
 
   const goal = 'Make a slug tool and use it once it is approved';
   const agent = runCli(['agent', '--model', 'openai-compatible:scripted', '--base-url', model.baseURL, '--json', goal, '--data', data], data);
@@ -176,7 +211,8 @@ test('on the page in Chromium: another process\'s run shows live with its proces
   await d.waitFor('the run answered on the page', async () => (await deepText('agent-widget')).includes('Approved and used.'));
   const panel = await deepText('agent-widget');
   assert.equal(panel.split('I will make a slug tool.').length, 2, `the run shows once: ${panel}`);
-  assert.doesNotMatch(panel, /interrupted/);
+  // The run itself (Past runs below it offers "interrupted" as a filter).
+  assert.doesNotMatch(panel.split('Past runs')[0]!, /interrupted/);
 });
 
 test('an agent killed mid-run shows its process crashed, its run never finished', async () => {

@@ -49,8 +49,16 @@ export interface SystemView {
   tools(): readonly ToolDeclaration[];
   /** Calls a tool as the person at this page: caller `ui`. Never throws: a ToolResult. */
   callTool<T = unknown>(name: string, args?: Record<string, unknown>, options?: ViewCallOptions): Promise<ToolResult<T>>;
-  /** The processes on the data folder, ended ones included; `[]` for a system in the page. */
+  /**
+   * The processes on the data folder, ended ones included, the viewed system's own
+   * ({@link process}) among them; `[]` for a system in the page.
+   */
   processes(): readonly ProcessInfo[];
+  /**
+   * The process of the system this view shows — the dashboard server's own when attached (its
+   * events carry no `process`); undefined for a system in the page. Default: undefined.
+   */
+  readonly process?: ProcessInfo;
   /**
    * Emits an event about the page (`widget:*`) to this page's listeners of `events`; it never
    * reaches a system in another process.

@@ -172,6 +172,8 @@ test('on the page in Chromium: another process\'s run shows live with its proces
   assert.equal(await page.evaluate(() => document.querySelector('meta[name="armature-mode"]')?.getAttribute('content')), 'attached');
   // The processes before this one are on the Processes card already (the CLI commands of the tests above, ended).
   await d.waitFor('the Processes card', async () => /approve/.test(await deepText('processes-card')));
+  // The dashboard's own process is listed too, marked as the system this page shows.
+  assert.match(await deepText('processes-card'), new RegExp(`${view.process!.id} \\(this dashboard's system\\) start`));
   // Another process's finished run is in Past runs, named by its process; its file on the Workspace card.
   const firstRun = from('agent:run-started')[0]!;
   const pastRun = () =>

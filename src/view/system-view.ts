@@ -66,11 +66,4 @@ export interface SystemView {
   emitLocal<K extends PageEventType>(type: K, payload: ArmatureEvents[K]): void;
   /** Which system this is: `page` (booted in this tab) or `attached` (a Node system behind a server). */
   readonly mode: 'page' | 'attached';
-  /**
-   * The page's own system only (`localView`): a module's API, for the one thing a card does that a
-   * tool call cannot carry yet — being the person's side of an MCP server's elicitation while the
-   * page is open (the McpClient card registers its form as a responder). Undefined when attached:
-   * a Node system's elicitations are not answered from the page. Default: undefined.
-   */
-  readonly local?: { resolve<T = unknown>(id: string): Promise<T> };
 }

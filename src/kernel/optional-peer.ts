@@ -22,7 +22,7 @@ export const OPTIONAL_PEERS = {
   // Widgets of one's own bundled into a page of one's own (`armature/widgets`); the dashboard ships its copy.
   lit: '^3.3.3',
   // Spans over OTLP/HTTP, only when OTEL_EXPORTER_OTLP_ENDPOINT is set (src/kernel/telemetry/otel.ts says which are missing).
-  '@opentelemetry/api': '^1.9.0',
+  '@opentelemetry/api': '^1.9.1',
   '@opentelemetry/context-async-hooks': '^2.12.1',
   '@opentelemetry/exporter-trace-otlp-http': '^0.223.1',
   '@opentelemetry/resources': '^2.12.1',

@@ -74,23 +74,24 @@ export async function remoteView(options: RemoteViewOptions): Promise<RemoteSyst
   const controller = new AbortController();
 
   // module:* and tool:* events of the attached system change its reports and tools: read them anew, once per burst.
-  let refreshing = false;
-  const refresh = () => {
-    if (refreshing) return;
-    refreshing = true;
-    setTimeout(() => {
-      refreshing = false;
-      readState(false).then(
+  let refreshing: Promise<void> | undefined;
+  const refresh = (): Promise<void> =>
+    (refreshing ??= new Promise((wait) => setTimeout(wait, 50))
+      .then(() => {
+        // Events from here on need a read of their own: this one may have missed them.
+        refreshing = undefined;
+        return readState(false);
+      })
+      .then(
         (s) => {
           modules = s.modules;
           tools = s.tools;
           for (const [id, st] of Object.entries(s.statuses)) statuses.set(id, st);
         },
         () => undefined,
-      );
-    }, 50);
-  };
-  const apply = (r: AnyEventRecord) => {
+      ));
+  /** Follows a record; answers a promise when what it changed must be read before it is delivered. */
+  const apply = (r: AnyEventRecord): Promise<void> | undefined => {
     if (r.type === 'process:started' || r.type === 'process:ended') {
       const p = (r.payload as { process: ProcessInfo }).process;
       processes.set(p.id, p);
@@ -98,8 +99,25 @@ export async function remoteView(options: RemoteViewOptions): Promise<RemoteSyst
       if (r.type === 'module:status') {
         const { id, status } = r.payload as { id: string; status: unknown };
         statuses.set(id, status);
-      } else if (r.type.startsWith('module:') || r.type === 'tool:registered' || r.type === 'tool:unregistered') refresh();
+      } else if (r.type.startsWith('module:') || r.type === 'tool:registered' || r.type === 'tool:unregistered') return refresh();
     }
+    return undefined;
+  };
+  // A listener of module:loaded looks the module up in modules(): such a record is delivered once
+  // the new reports are read, and the records after it wait their turn, so the order holds.
+  let queue = Promise.resolve();
+  let queued = 0;
+  const deliver = (record: AnyEventRecord, after: Promise<void> | undefined) => {
+    if (after === undefined && queued === 0) return events.deliver(record);
+    queued++;
+    queue = queue
+      .then(() => after)
+      .then(() => {
+        queued--;
+        events.deliver(record);
+      })
+      // The chain must outlive a failure, or every record after it would wait forever.
+      .catch(() => undefined);
   };
 
   const stream = async () => {
@@ -119,13 +137,12 @@ export async function remoteView(options: RemoteViewOptions): Promise<RemoteSyst
             if (e.event === 'reset') {
               // Another server, or one that forgot what we saw: it replays all it has.
               events.clear();
-              refresh();
+              void refresh();
               return;
             }
             if (e.id) lastId = e.id;
             const record = JSON.parse(e.data) as AnyEventRecord;
-            apply(record);
-            events.deliver(record);
+            deliver(record, apply(record));
           },
         });
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

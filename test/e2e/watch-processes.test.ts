@@ -24,6 +24,7 @@ import { remoteView, type RemoteSystemView } from '../../src/view/remote-view.ts
 import { artifacts } from '../helpers/dashboard-stack.ts';
 import { DashboardDriver, launchChromium } from '../helpers/dashboard-driver.ts';
 import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
+import { NOTES_INDEX_BLUEPRINT, notesIndexUpgrade } from '../helpers/made-upgrade-fixtures.ts';
 import { bin, runCli } from '../helpers/run-cli.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -259,4 +260,26 @@ test('armature mcp --http on the same folder: its sessions\' Python runs appear 
     mcp.kill('SIGTERM');
   }
   await until('the MCP process to end', () => view.processes().find((p) => p.command === 'mcp')?.endedAt !== undefined, 20_000);
+});
+
+test('an upgrade made and put in force from the CLI gets its own card on the page, live', async () => {
+  assert.ok(page, 'the page of the Chromium test above');
+  const call = async <T>(tool: string, args: unknown): Promise<T> => {
+    const r = await cli('call', tool, JSON.stringify(args));
+    assert.equal(r.code, 0, `${tool}: ${r.err}`);
+    return (JSON.parse(r.out) as { value: T }).value;
+  };
+  const bp = await call<{ id: string; status: string }>('create_blueprint', NOTES_INDEX_BLUEPRINT);
+  assert.equal(bp.status, 'active');
+  const up = await call<{ status: string }>('create_upgrade', notesIndexUpgrade(bp.id));
+  assert.equal(up.status, 'active', JSON.stringify(up));
+  assert.equal((await call<{ status: string }>('update_persona', { add_upgrades: ['notes-index'] })).status, 'active');
+  // The page was open before: the server's system loads the upgrade as the store says, and its card comes.
+  const card = async () => {
+    const el = await page.$('armature-dashboard >>> made-upgrade-widget >>> section.card');
+    return el ? ((await el.evaluate((n) => n.textContent)) ?? '').replace(/\s+/g, ' ') : '';
+  };
+  const d = new DashboardDriver(page, card);
+  await d.waitFor('the upgrade\'s own card on the page', async () => /Notes index/.test(await card()) && /\d+ files/.test(await card()), 60_000);
+  assert.ok(await page.$('armature-dashboard >>> made-upgrade-widget >>> button'), 'its Summary button');
 });

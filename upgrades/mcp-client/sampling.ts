@@ -7,6 +7,7 @@
  * with tools are not offered (the capability `sampling.tools` is not declared).
  */
 import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentApi } from '../../src/contracts/agent-contract.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Persona } from '../../src/kernel/manifest-schemas.ts';
 import { REFUSAL, RequestRefused } from './refusal.ts';
@@ -16,17 +17,8 @@ export const DEFAULT_MAX_SAMPLING_REQUESTS = 10;
 /** Default of the persona's `mcp.sampling.maxTokens`. */
 export const DEFAULT_MAX_SAMPLING_TOKENS = 2000;
 
-/** What sampling needs of the Agent upgrade, structurally. */
-export interface SamplingModel {
-  complete(request: {
-    system?: string;
-    messages: { role: 'user' | 'assistant'; text: string }[];
-    maxTokens: number;
-    temperature?: number;
-    stopSequences?: string[];
-    signal?: AbortSignal;
-  }): Promise<{ text: string; model: string; stopReason: string }>;
-}
+/** What sampling needs of the Agent upgrade: its `complete`. */
+export type SamplingModel = Pick<AgentApi, 'complete'>;
 
 /** Counts and answers one persona's sampling requests. */
 export class SamplingGate {

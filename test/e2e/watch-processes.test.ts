@@ -197,6 +197,8 @@ test('on the page in Chromium: another process\'s run shows live with its proces
   const pending = from('change:pending').map((e) => (e.payload as { change: ChangeRecord }).change).find((c) => c.target === 'made.slugify')!;
   assert.ok(pending, 'the pending change reached the view');
   await d.waitFor('the pending change on the Changes card', async () => (await d.statusOf(pending.id)) === 'pending');
+  // Its run is in Past runs as it goes (the server read its transcript), running while its process lives.
+  await d.waitFor('the live run in Past runs, running', async () => /Make a slug tool and use it once it is approved running · /.test(await deepText('agent-widget')));
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, 'watch-attached.png'), fullPage: true });
   await d.press(pending.id, 'approve');

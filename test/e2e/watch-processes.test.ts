@@ -3,7 +3,8 @@
 // OpenAI-compatible server (a Python run, then a Python tool made: pending), `armature approve` in
 // a third process, an agent whose pending tool a person approves on the page (in Chromium) while
 // the agent waits for it, an agent killed mid-run, `armature mcp --http` serving an MCP client's
-// Python runs. A remote view (the page's own code, here in Node) receives all of it live, each
+// Python runs, an MCP server of the dashboard's own system asking the person on the page (elicitation).
+// A remote view (the page's own code, here in Node) receives all of it live, each
 // record tagged with its process; one Chromium page shows it as a person sees it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import type { AnyEventRecord } from '../../src/kernel/event-bus.ts';
@@ -24,6 +25,7 @@ import { remoteView, type RemoteSystemView } from '../../src/view/remote-view.ts
 import { artifacts } from '../helpers/dashboard-stack.ts';
 import { DashboardDriver, launchChromium } from '../helpers/dashboard-driver.ts';
 import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
+import { SERVER_BINS } from '../helpers/mcp-servers.ts';
 import { NOTES_INDEX_BLUEPRINT, notesIndexUpgrade } from '../helpers/made-upgrade-fixtures.ts';
 import { bin, runCli } from '../helpers/run-cli.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
@@ -57,7 +59,10 @@ const from = (type: string, process?: string) => seen.filter((r) => r.type === t
 
 before(async () => {
   // From the checkout, armature start builds the dashboard first; the URL comes once it serves.
-  dashboard = spawn(process.execPath, [bin, 'start', '--port', '0', '--data', data], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its system has an MCP server that asks the person for input (elicitation) when told to.
+  const mcpConfig = join(data, 'mcp.json');
+  writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [SERVER_BINS.everything] } } }));
+  dashboard = spawn(process.execPath, [bin, 'start', '--port', '0', '--data', data, '--mcp-config', mcpConfig], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(dashboard);
   url = new URL(
     await new Promise<string>((resolve, reject) => {
@@ -284,4 +289,18 @@ test('an upgrade made and put in force from the CLI gets its own card on the pag
   const d = new DashboardDriver(page, card);
   await d.waitFor('the upgrade\'s own card on the page', async () => /Notes index/.test(await card()) && /\d+ files/.test(await card()), 60_000);
   assert.ok(await page.$('armature-dashboard >>> made-upgrade-widget >>> button'), 'its Summary button');
+});
+
+test('an MCP server of the dashboard\'s Node system asks the person: the form on the page\'s McpClient card answers it', async () => {
+  assert.ok(page, 'the page of the Chromium test above');
+  await until('the server\'s elicitation tool', () => view.tools().some((t) => t.name === 'everything.trigger-elicitation-request'), 30_000);
+  const asked = view.callTool<string>('everything.trigger-elicitation-request', {});
+  const form = 'armature-dashboard >>> mcp-client-widget >>> form[data-elicitation]';
+  await page.waitForSelector(form, { timeout: 20_000 });
+  await (await page.$(`${form} input[name=name]`))!.type('Grace Hopper');
+  await (await page.$(`${form} button[data-control=send]`))!.click();
+  const r = await asked;
+  assert.ok(r.ok, JSON.stringify(r).slice(0, 500));
+  assert.match(String(r.value), /Name: Grace Hopper/);
+  await page.waitForFunction(() => !document.querySelector('armature-dashboard')?.shadowRoot?.querySelector('mcp-client-widget')?.shadowRoot?.querySelector('form[data-elicitation]'), { timeout: 10_000 });
 });

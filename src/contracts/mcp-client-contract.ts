@@ -43,4 +43,20 @@ export interface ElicitationDeskApi {
   addElicitationResponder(responder: ElicitationResponder): Disposable;
   /** Elicitation requests waiting for the person. */
   pendingElicitations(): ElicitationRequest[];
+  /**
+   * Gives the waiting request `id` the person's answer, whichever responder it was handed to
+   * (what the person-only tool `answer_elicitation` calls). Throws `ELICITATION_NOT_FOUND` when
+   * none waits by that id.
+   */
+  answerElicitation(id: string, answer: ElicitationAnswer): { id: string; server: string; action: ElicitationAnswer['action'] };
+}
+
+/**
+ * The responder of a dashboard: it answers nothing itself and waits, so a request stays pending
+ * (in the McpClient's snapshot, as a form on its card) until the person answers it there with
+ * `answer_elicitation`, or it times out. Register it with `addElicitationResponder` where a
+ * dashboard shows the system (the attached server, the page's own system).
+ */
+export function waitForTheDashboard(): ElicitationResponder {
+  return (_request, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true }));
 }

@@ -9,6 +9,7 @@ import { describeError } from '../kernel/errors.ts';
 import { createBrowserPlatform } from '../platform/browser/browser.ts';
 import type { McpServersInput } from '../kernel/mcp-servers.ts';
 import { localView } from '../view/local-view.ts';
+import { answerElicitationsOnDashboard } from '../view/dashboard-elicitation.ts';
 import { MODE_META } from '../view/page-mode.ts';
 import { remoteView } from '../view/remote-view.ts';
 import type { SystemView } from '../view/system-view.ts';
@@ -60,6 +61,8 @@ async function bootInPage(): Promise<void> {
       ...(servers ? { McpClient: { servers: servers as McpServersInput } } : {}),
     },
   });
+  // The McpClient card answers servers' elicitation for the person (answer_elicitation), as attached.
+  await answerElicitationsOnDashboard(sys);
   // The widgets see the system as a view: the same cards render a system attached from another process.
   show(localView(sys));
   // For people poking around in devtools, and for the end-to-end tests.

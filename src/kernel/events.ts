@@ -83,6 +83,11 @@ export interface ArmatureEvents {
   'workspace:written': { path: string; size: number; mtime: number };
   /** A workspace file was deleted. */
   'workspace:deleted': { path: string };
+  /**
+   * The workspace read its store again and found files another process wrote (`files` changed;
+   * `areas`: the system areas among them, e.g. `runs`). User files also get `workspace:written` / `workspace:deleted`.
+   */
+  'workspace:reloaded': { files: number; areas: string[] };
 
   /** A widget was attached to the page. */
   'widget:mounted': { module: string; tag: string };

@@ -16,7 +16,7 @@ import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir } from 'node:f
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ArmatureError } from '../kernel/errors.ts';
 import { makeFolders, orphanedTempName, processAlive, syncDir } from './node-files.ts';
-import type { FileStore, StoredFile } from './platform.ts';
+import type { FileStore, StoredFile, StoredFileInfo } from './platform.ts';
 
 /** `O_NOFOLLOW` where the platform has it (not on Windows, where links need privileges to make). */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -106,6 +106,30 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
       };
       await walk(root);
       return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+    },
+    async scan() {
+      const out: StoredFileInfo[] = [];
+      const walk = async (folder: string): Promise<void> => {
+        for (const entry of await readdir(folder, { withFileTypes: true })) {
+          const full = join(folder, entry.name);
+          if (entry.isDirectory()) {
+            if (full !== tempDir) await walk(full);
+          } else if (entry.isFile()) {
+            // Gone since readdir (another process deleted it): not listed.
+            const info = await lstat(full).catch(() => undefined);
+            if (info?.isFile()) out.push({ path: relative(root, full).split(sep).join('/'), size: info.size, mtime: Math.round(info.mtimeMs) });
+          }
+        }
+      };
+      await walk(root);
+      return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+    },
+    async get(path) {
+      const full = target(path);
+      // The folders on the way are checked like a write's: a planted link leads no read out.
+      if (!(await checkFolders(full, path, false))) return undefined;
+      const file = await readNoFollow(full);
+      return file && { path, ...file };
     },
     async put(file) {
       const full = target(file.path);

@@ -74,10 +74,26 @@ export interface StoredFile {
   mtime: number;
 }
 
+/** A stored file's metadata, as {@link FileStore.scan} lists it. */
+export interface StoredFileInfo {
+  path: string;
+  size: number;
+  /** Modification time, ms since the epoch. */
+  mtime: number;
+}
+
 /** Durable storage for a set of files (IndexedDB in the browser, a directory in Node). */
 export interface FileStore {
   /** Every stored file. */
   load(): Promise<StoredFile[]>;
+  /**
+   * Every stored file's path, size and mtime, without its contents, sorted by path: what a reader
+   * compares to notice what other processes wrote (then reads those with `get`). Stores several
+   * processes cannot share (IndexedDB in one tab) leave it out.
+   */
+  scan?(): Promise<StoredFileInfo[]>;
+  /** The stored file at `path`, or undefined when absent. Present wherever `scan` is. */
+  get?(path: string): Promise<StoredFile | undefined>;
   /** Stores `file`; resolves only once it is durable (a crash after this loses nothing). */
   put(file: StoredFile): Promise<void>;
   /** Removes the file at `path`; resolves once durable. Absent paths are ignored. */

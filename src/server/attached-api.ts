@@ -22,6 +22,8 @@ import type { ToolResult } from '../kernel/tool-contract.ts';
 import type {} from '../contracts/process-contract.ts';
 import { EventFeed } from './event-feed.ts';
 import { serveEventStream } from './event-stream.ts';
+import { StoreFollower } from './store-follower.ts';
+import { answerElicitationsOnDashboard } from '../view/dashboard-elicitation.ts';
 
 /** Where the attached routes live. */
 export const API_PREFIX = '/__armature/api/';
@@ -58,6 +60,10 @@ export class AttachedApi implements Disposable {
   readonly feed = new EventFeed();
   private readonly watcher: ProcessesWatcher | undefined;
   private readonly subscription: Disposable;
+  /** Reads the workspace store again when another process wrote there. */
+  private readonly follower: StoreFollower;
+  /** The dashboard as the person's side of the system's MCP elicitation (removed with the API). */
+  private readonly elicitation: Promise<Disposable | undefined>;
 
   constructor(
     private readonly sys: ArmatureSystem,
@@ -67,6 +73,9 @@ export class AttachedApi implements Disposable {
     for (const r of sys.bus.history()) this.feed.push(r);
     this.subscription = sys.bus.onAny((r) => this.feed.push(r));
     const dataDir = options.dataDir ?? sys.platform.dataDir;
+    const follower = (this.follower = new StoreFollower(sys));
+    // A server's request for the person waits on the McpClient card, answered with answer_elicitation.
+    this.elicitation = answerElicitationsOnDashboard(sys);
     this.watcher = dataDir
       ? watchProcesses({
           dataDir,
@@ -75,9 +84,13 @@ export class AttachedApi implements Disposable {
           onRecord: (r) => {
             const { process, ...rest } = r;
             this.feed.push({ ...rest, process } as never);
+            follower.noticeRecord(r.type);
           },
           onStarted: (p) => this.feed.push({ type: 'process:started', payload: { process: p }, at: Date.now(), seq: 0 }),
-          onEnded: (p, reason) => this.feed.push({ type: 'process:ended', payload: { process: p, reason }, at: Date.now(), seq: 0 }),
+          onEnded: (p, reason) => {
+            this.feed.push({ type: 'process:ended', payload: { process: p, reason }, at: Date.now(), seq: 0 });
+            follower.noticeEnded();
+          },
         })
       : undefined;
   }
@@ -117,7 +130,8 @@ export class AttachedApi implements Disposable {
       ...(sys.process ? { process: sys.process } : {}),
       modules: sys.modules,
       statuses,
-      tools: sys.tools.getToolDeclarations(),
+      // What the person at the page may call: person-only tools included, as localView's.
+      tools: sys.tools.getToolDeclarations({ audience: 'person' }),
       processes: this.watcher?.processes() ?? [],
       history: this.feed.recent().map((i) => ({ ...i.record, id: i.id })),
       lastEventId: this.feed.lastId,
@@ -132,6 +146,8 @@ export class AttachedApi implements Disposable {
   dispose(): void {
     this.subscription.dispose();
     this.watcher?.dispose();
+    this.follower.dispose();
+    void this.elicitation.then((d) => d?.dispose());
   }
 
   private async call(req: IncomingMessage, res: ServerResponse): Promise<void> {

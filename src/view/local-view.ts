@@ -25,6 +25,5 @@ export function localView(system: ArmatureSystem): SystemView {
     // The page's own events go on the system's bus: in the page, the page and the system are one.
     emitLocal: (type, payload) => system.bus.emit(type, payload),
     mode: 'page',
-    local: { resolve: <T>(id: string) => system.resolve(id as never) as Promise<T> },
   };
 }

@@ -66,7 +66,8 @@ export async function remoteView(options: RemoteViewOptions): Promise<RemoteSyst
   let modules = first.modules;
   let tools = first.tools;
   const statuses = new Map(Object.entries(first.statuses));
-  const processes = new Map(first.processes.map((p) => [p.id, p]));
+  // The server's own process is one of the data folder's: listed, and named where its runs show.
+  const processes = new Map([...(first.process ? [first.process] : []), ...first.processes].map((p) => [p.id, p]));
   let lastId = first.lastEventId;
   let connected = false;
   let closed = false;

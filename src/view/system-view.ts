@@ -49,8 +49,16 @@ export interface SystemView {
   tools(): readonly ToolDeclaration[];
   /** Calls a tool as the person at this page: caller `ui`. Never throws: a ToolResult. */
   callTool<T = unknown>(name: string, args?: Record<string, unknown>, options?: ViewCallOptions): Promise<ToolResult<T>>;
-  /** The processes on the data folder, ended ones included; `[]` for a system in the page. */
+  /**
+   * The processes on the data folder, ended ones included, the viewed system's own
+   * ({@link process}) among them; `[]` for a system in the page.
+   */
   processes(): readonly ProcessInfo[];
+  /**
+   * The process of the system this view shows — the dashboard server's own when attached (its
+   * events carry no `process`); undefined for a system in the page. Default: undefined.
+   */
+  readonly process?: ProcessInfo;
   /**
    * Emits an event about the page (`widget:*`) to this page's listeners of `events`; it never
    * reaches a system in another process.
@@ -58,11 +66,4 @@ export interface SystemView {
   emitLocal<K extends PageEventType>(type: K, payload: ArmatureEvents[K]): void;
   /** Which system this is: `page` (booted in this tab) or `attached` (a Node system behind a server). */
   readonly mode: 'page' | 'attached';
-  /**
-   * The page's own system only (`localView`): a module's API, for the one thing a card does that a
-   * tool call cannot carry yet — being the person's side of an MCP server's elicitation while the
-   * page is open (the McpClient card registers its form as a responder). Undefined when attached:
-   * a Node system's elicitations are not answered from the page. Default: undefined.
-   */
-  readonly local?: { resolve<T = unknown>(id: string): Promise<T> };
 }

@@ -29,7 +29,7 @@ export class ProcessesCard extends LitElement {
       tr[data-ended] { color: #6b7385; }
       tr[data-ended] td:first-child::before { content: '– '; }
       tr:not([data-ended]) td:first-child::before { content: '● '; color: #0a6b2f; }
-      .mods { font-size: 11px; color: #4a5366; }
+      .mods, .own { font-size: 11px; color: #4a5366; }
     `,
   ];
 
@@ -82,8 +82,9 @@ export class ProcessesCard extends LitElement {
   private renderRow(p: ProcessInfo): TemplateResult {
     const ended = this.ended(p);
     const s = this.seen.get(p.id);
-    return html`<tr data-process=${p.id} ?data-ended=${!!ended}>
-      <td>${p.id}</td>
+    const own = p.id === this.view?.process?.id;
+    return html`<tr data-process=${p.id} ?data-ended=${!!ended} ?data-own=${own}>
+      <td>${p.id}${own ? html` <span class="own">(this dashboard's system)</span>` : nothing}</td>
       <td>${p.command}</td>
       <td>${p.persona}</td>
       <td class="num">${p.pid}</td>

@@ -3,7 +3,8 @@
 // OpenAI-compatible server (a Python run, then a Python tool made: pending), `armature approve` in
 // a third process, an agent whose pending tool a person approves on the page (in Chromium) while
 // the agent waits for it, an agent killed mid-run, `armature mcp --http` serving an MCP client's
-// Python runs. A remote view (the page's own code, here in Node) receives all of it live, each
+// Python runs, an MCP server of the dashboard's own system asking the person on the page (elicitation).
+// A remote view (the page's own code, here in Node) receives all of it live, each
 // record tagged with its process; one Chromium page shows it as a person sees it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,15 +13,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import type { AnyEventRecord } from '../../src/kernel/event-bus.ts';
 import type { ChangeRecord } from '../../src/contracts/change-contract.ts';
+import type { RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
+import type { AgentSnapshot } from '../../upgrades/agent/snapshot.ts';
+import type { WorkspaceSnapshot } from '../../upgrades/workspace/snapshot.ts';
 import { remoteView, type RemoteSystemView } from '../../src/view/remote-view.ts';
 import { artifacts } from '../helpers/dashboard-stack.ts';
 import { DashboardDriver, launchChromium } from '../helpers/dashboard-driver.ts';
 import { SLUGIFY, WORD_COUNT } from '../helpers/made-tool-fixtures.ts';
+import { SERVER_BINS } from '../helpers/mcp-servers.ts';
 import { NOTES_INDEX_BLUEPRINT, notesIndexUpgrade } from '../helpers/made-upgrade-fixtures.ts';
 import { bin, runCli } from '../helpers/run-cli.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
@@ -54,7 +59,10 @@ const from = (type: string, process?: string) => seen.filter((r) => r.type === t
 
 before(async () => {
   // From the checkout, armature start builds the dashboard first; the URL comes once it serves.
-  dashboard = spawn(process.execPath, [bin, 'start', '--port', '0', '--data', data], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its system has an MCP server that asks the person for input (elicitation) when told to.
+  const mcpConfig = join(data, 'mcp.json');
+  writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [SERVER_BINS.everything] } } }));
+  dashboard = spawn(process.execPath, [bin, 'start', '--port', '0', '--data', data, '--mcp-config', mcpConfig], { cwd: data, env: { ...process.env, OPENAI_API_KEY: '', ARMATURE_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(dashboard);
   url = new URL(
     await new Promise<string>((resolve, reject) => {
@@ -114,6 +122,26 @@ test('an agent in another process shows live: its streamed text, the execute_pyt
   assert.equal(ended.reason, 'exited');
 });
 
+test('the server\'s system reads what another process wrote to the store: its finished run (list_runs, read_run, the Agent\'s snapshot) and its files (the Workspace\'s)', async () => {
+  const started = from('agent:run-started')[0]!;
+  const agent = started.process!;
+  const { runId } = started.payload as { runId: string };
+  await until('the run in the Agent snapshot (Past runs)', () => (view.status<AgentSnapshot>('Agent')?.runs ?? []).some((r) => r.runId === runId), 10_000);
+  const listed = await view.callTool<{ runs: RunSummary[] }>('list_runs', { process: agent });
+  assert.ok(listed.ok, JSON.stringify(listed));
+  assert.deepEqual(listed.value.runs.map((r) => [r.runId, r.reason, r.goal]), [[runId, 'answered', 'Make a word counter']]);
+  const read = await view.callTool<{ entries: TranscriptEntry[] }>('read_run', { runId });
+  assert.ok(read.ok, JSON.stringify(read));
+  assert.match(JSON.stringify(read.value.entries), /Made; it waits for approval\./);
+  const path = 'notes/from-another-process.txt';
+  const write = await cli('call', 'write_file', JSON.stringify({ path, content: 'written elsewhere' }));
+  assert.equal(write.code, 0, write.err);
+  await until('the file on the Workspace snapshot', () => !!view.status<WorkspaceSnapshot>('Workspace')?.files.some((f) => f.path === path), 10_000);
+  const file = await view.callTool<{ content: string }>('read_file', { path });
+  assert.ok(file.ok, JSON.stringify(file));
+  assert.equal(file.value.content, 'written elsewhere');
+});
+
 test('armature approve in a third process: the approval reaches the view within about a second, and the tool is active for the next process', async () => {
   const change = (from('change:pending')[0]!.payload as { change: ChangeRecord }).change;
   const before = seen.length;
@@ -150,6 +178,20 @@ test('on the page in Chromium: another process\'s run shows live with its proces
   assert.equal(await page.evaluate(() => document.querySelector('meta[name="armature-mode"]')?.getAttribute('content')), 'attached');
   // The processes before this one are on the Processes card already (the CLI commands of the tests above, ended).
   await d.waitFor('the Processes card', async () => /approve/.test(await deepText('processes-card')));
+  // The dashboard's own process is listed too, marked as the system this page shows.
+  assert.match(await deepText('processes-card'), new RegExp(`${view.process!.id} \\(this dashboard's system\\) start`));
+  // Another process's finished run is in Past runs, named by its process; its file on the Workspace card.
+  const firstRun = from('agent:run-started')[0]!;
+  const pastRun = () =>
+    page.evaluate(`(() => {
+      const dash = document.querySelector('armature-dashboard');
+      const panel = dash && dash.shadowRoot && dash.shadowRoot.querySelector('agent-widget');
+      const li = panel && panel.shadowRoot && panel.shadowRoot.querySelector('li[data-run=${JSON.stringify((firstRun.payload as { runId: string }).runId)}]');
+      return li ? li.textContent.replace(/\\s+/g, ' ') : '';
+    })()`) as Promise<string>;
+  await d.waitFor('the other process\'s run in Past runs', async () => (await pastRun()).includes('Make a word counter'));
+  assert.match(await pastRun(), new RegExp(`${firstRun.process} \\(agent, pid \\d+, ended\\)`));
+  await d.waitFor('the other process\'s file on the Workspace card', async () => (await deepText('workspace-widget')).includes('from-another-process.txt'));
 
   const goal = 'Make a slug tool and use it once it is approved';
   const agent = runCli(['agent', '--model', 'openai-compatible:scripted', '--base-url', model.baseURL, '--json', goal, '--data', data], data);
@@ -160,6 +202,8 @@ test('on the page in Chromium: another process\'s run shows live with its proces
   const pending = from('change:pending').map((e) => (e.payload as { change: ChangeRecord }).change).find((c) => c.target === 'made.slugify')!;
   assert.ok(pending, 'the pending change reached the view');
   await d.waitFor('the pending change on the Changes card', async () => (await d.statusOf(pending.id)) === 'pending');
+  // Its run is in Past runs as it goes (the server read its transcript), running while its process lives.
+  await d.waitFor('the live run in Past runs, running', async () => /Make a slug tool and use it once it is approved running · /.test(await deepText('agent-widget')));
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, 'watch-attached.png'), fullPage: true });
   await d.press(pending.id, 'approve');
@@ -177,7 +221,8 @@ test('on the page in Chromium: another process\'s run shows live with its proces
   await d.waitFor('the run answered on the page', async () => (await deepText('agent-widget')).includes('Approved and used.'));
   const panel = await deepText('agent-widget');
   assert.equal(panel.split('I will make a slug tool.').length, 2, `the run shows once: ${panel}`);
-  assert.doesNotMatch(panel, /interrupted/);
+  // The run itself (Past runs below it offers "interrupted" as a filter).
+  assert.doesNotMatch(panel.split('Past runs')[0]!, /interrupted/);
 });
 
 test('an agent killed mid-run shows its process crashed, its run never finished', async () => {
@@ -244,4 +289,18 @@ test('an upgrade made and put in force from the CLI gets its own card on the pag
   const d = new DashboardDriver(page, card);
   await d.waitFor('the upgrade\'s own card on the page', async () => /Notes index/.test(await card()) && /\d+ files/.test(await card()), 60_000);
   assert.ok(await page.$('armature-dashboard >>> made-upgrade-widget >>> button'), 'its Summary button');
+});
+
+test('an MCP server of the dashboard\'s Node system asks the person: the form on the page\'s McpClient card answers it', async () => {
+  assert.ok(page, 'the page of the Chromium test above');
+  await until('the server\'s elicitation tool', () => view.tools().some((t) => t.name === 'everything.trigger-elicitation-request'), 30_000);
+  const asked = view.callTool<string>('everything.trigger-elicitation-request', {});
+  const form = 'armature-dashboard >>> mcp-client-widget >>> form[data-elicitation]';
+  await page.waitForSelector(form, { timeout: 20_000 });
+  await (await page.$(`${form} input[name=name]`))!.type('Grace Hopper');
+  await (await page.$(`${form} button[data-control=send]`))!.click();
+  const r = await asked;
+  assert.ok(r.ok, JSON.stringify(r).slice(0, 500));
+  assert.match(String(r.value), /Name: Grace Hopper/);
+  await page.waitForFunction(() => !document.querySelector('armature-dashboard')?.shadowRoot?.querySelector('mcp-client-widget')?.shadowRoot?.querySelector('form[data-elicitation]'), { timeout: 10_000 });
 });

@@ -2,7 +2,8 @@
 // as --mcp-config starts it), for a persona that offers roots, sampling (its model: the scripted
 // OpenAI-compatible server) and elicitation (a responder answering for the person). Everything is
 // exercised from Python, as an agent would: resources and prompts (a resource link followed),
-// sampling, elicitation (answered, and refused with nobody to answer), roots, a long operation
+// sampling, elicitation (answered, and refused with nobody to answer; answered on an attached
+// dashboard through answer_elicitation, as the person only), roots, a long operation
 // whose progress keeps it alive past the call timeout, logging onto the bus, and task-only tools
 // left out with the reason.
 import { test, before, after } from 'node:test';
@@ -17,6 +18,9 @@ import { DEFAULT_UPGRADES, withPersonas } from '../helpers/persona-overlay.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { until } from '../helpers/until.ts';
+import { startServer } from '../../src/server/serve.ts';
+import { remoteView } from '../../src/view/remote-view.ts';
+import type { McpClientSnapshot } from '../../upgrades/mcp-client/snapshot.ts';
 
 let sys: ArmatureSystem;
 let mcp: McpClientApi;
@@ -122,6 +126,38 @@ test('elicitation from Python reaches the responder and comes back; with nobody 
   assert.match(late, /cancel/i, late.slice(0, 300));
   assert.deepEqual(events['mcp-client:elicitation-ended']!.map((e) => e.outcome), ['accept', 'refused', 'timeout']);
   assert.equal(mcp.pendingElicitations().length, 0);
+});
+
+test('elicitation on an attached dashboard: the request waits in the McpClient snapshot, the person answers with answer_elicitation, an agent cannot', async () => {
+  // The dashboard server registers itself as the person's side of the system's elicitation.
+  const server = await startServer({ system: sys, port: 0, outDir: tempDir('mcp-elicitation-dist'), html: '<!doctype html><title>attached</title>' });
+  const view = await remoteView({ baseUrl: server.origin, token: server.token });
+  try {
+    const run = sys.tools.executeTool<{ value: unknown }>('execute_python', { code: 'from tools.everything import trigger_elicitation_request\ntrigger_elicitation_request()', timeout_ms: 60_000 }, { caller: 'test' });
+    await until('the request in the snapshot the page sees', () => (view.status<McpClientSnapshot>('McpClient')?.elicitations ?? []).length === 1, 3000);
+    const [request] = view.status<McpClientSnapshot>('McpClient')!.elicitations;
+    assert.equal(request!.server, 'everything');
+    assert.equal(request!.message, 'Please provide inputs for the following fields:');
+    assert.ok(request!.schema?.properties.name, JSON.stringify(request));
+    assert.ok(view.tools().some((t) => t.name === 'answer_elicitation' && t.audience === 'person'));
+    const byAgent = await sys.tools.executeTool('answer_elicitation', { id: request!.id, action: 'accept', content: { name: 'Mallory' } }, { caller: 'agent' });
+    assert.equal(byAgent.ok, false);
+    assert.equal(!byAgent.ok && byAgent.error.code, 'PERSON_ONLY');
+    const answered = await view.callTool('answer_elicitation', { id: request!.id, action: 'accept', content: { name: 'Grace Hopper', check: true, email: 'grace@example.com', integer: 7 } });
+    assert.deepEqual(answered.ok && answered.value, { id: request!.id, server: 'everything', action: 'accept' });
+    const r = await run;
+    assert.ok(r.ok, JSON.stringify(r).slice(0, 1000));
+    assert.match(String(r.value.value), /Grace Hopper/);
+    await until('the request gone from the snapshot', () => view.status<McpClientSnapshot>('McpClient')?.elicitations.length === 0);
+    const again = await view.callTool('answer_elicitation', { id: request!.id, action: 'cancel' });
+    assert.equal(!again.ok && again.error.code, 'ELICITATION_NOT_FOUND');
+  } finally {
+    view.close();
+    await server.close();
+  }
+  // Once the dashboard is gone nobody answers here: refused again.
+  const nobody = await sys.tools.executeTool('execute_python', { code: 'from tools.everything import trigger_elicitation_request\ntrigger_elicitation_request()' });
+  assert.match(JSON.stringify(nobody), /elicitation refused: nobody can answer here/);
 });
 
 test('roots: the server is offered the workspace folder', async () => {

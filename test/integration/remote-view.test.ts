@@ -52,8 +52,12 @@ test('the view has the system\'s persona, modules and tools, and its own events 
   assert.equal(view.mode, 'attached');
   assert.equal(view.process?.id, sys.process?.id);
   assert.equal(view.process?.command, 'start');
+  // Listed with the data folder's other processes, so the Processes card and Past runs name it.
+  assert.deepEqual(view.processes().find((p) => p.id === sys.process?.id), sys.process);
   assert.deepEqual(view.modules().map((m) => [m.id, m.state]), sys.modules.map((m) => [m.id, m.state]));
-  assert.deepEqual(view.tools().map((t) => t.name), sys.tools.getToolDeclarations().map((t) => t.name));
+  // The person's tools, person-only ones included (approve_change), as a page's own system lists them.
+  assert.deepEqual(view.tools().map((t) => t.name), sys.tools.getToolDeclarations({ audience: 'person' }).map((t) => t.name));
+  assert.ok(view.tools().some((t) => t.name === 'approve_change' && t.audience === 'person'));
   const booted = view.events.history(['system:booted']);
   assert.equal(booted.length, 1);
   assert.equal(booted[0]!.process, undefined, 'the system\'s own events carry no process');

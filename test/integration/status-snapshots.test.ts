@@ -38,7 +38,7 @@ test('each built-in upgrade has a plain, bounded snapshot without secrets, and m
   assert.ok((sys.status('Blueprints')!.blueprints as { id: string }[]).some((b) => b.id === '0x000040'));
   assert.equal(sys.status('PyodideRuntime')!.status, 'idle');
   assert.ok((sys.status('PythonTool')!.catalog as { tools: { name: string }[] }).tools.some((t) => t.name === 'execute_python'));
-  assert.deepEqual(sys.status('McpClient'), { servers: [] });
+  assert.deepEqual(sys.status('McpClient'), { servers: [], elicitations: [] });
   assert.deepEqual(sys.status('PersonaOverlay'), { overlay: null });
   assert.deepEqual(sys.status('MadeTools'), { tools: [], total: 0 });
   assert.deepEqual(sys.status('MadeUpgrades'), { upgrades: [], total: 0 });

@@ -70,6 +70,10 @@ export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
     .catch(() => undefined);
   // The panel's runs and settings change with these.
   for (const t of ['agent:run-started', 'agent:step-finished', 'agent:run-finished', 'agent:settings-changed'] as const) ctx.bus.on(t, () => ctx.statusChanged());
+  // Another process's runs, once the workspace has read them from the store.
+  ctx.bus.on('workspace:reloaded', ({ areas }) => {
+    if (areas.includes(RUNS_AREA)) ctx.statusChanged();
+  });
   return {
     api,
     tools: agentTools(api, transcripts),

@@ -28,6 +28,17 @@ export function processLabel(id: string | undefined, processes: readonly Process
   return p ? `${id} (${p.command}, pid ${p.pid}${p.endedAt ? ', ended' : ''})` : id;
 }
 
+/**
+ * How a run ended, as the panel says it: a run of another process that is still running has no
+ * end in its transcript yet (the system reading it calls that `interrupted`), so while its process
+ * lives it is `running`.
+ */
+export function shownReason(r: RunSummary, processes: readonly ProcessInfo[]): RunSummary['reason'] {
+  if (r.reason !== 'interrupted' || !r.process) return r.reason;
+  const p = processes.find((x) => x.id === r.process);
+  return p && p.endedAt === undefined ? 'running' : r.reason;
+}
+
 /** The past runs of the panel. */
 export class PastRuns {
   filter: RunFilter = {};
@@ -116,7 +127,7 @@ export class PastRuns {
             ${runs.map(
               (r) => html`<li data-run=${r.runId}>
                 <span class="goal" title=${r.goal}>${r.goal}</span>
-                <span class="meta">${r.reason} · ${r.steps} step${r.steps === 1 ? '' : 's'} · ${formatUsage(r.usage)} · ${formatRelative(r.updatedAt)}${r.process ? ` · ${processLabel(r.process, processes)}` : ''}</span>
+                <span class="meta">${shownReason(r, processes)} · ${r.steps} step${r.steps === 1 ? '' : 's'} · ${formatUsage(r.usage)} · ${formatRelative(r.updatedAt)}${r.process ? ` · ${processLabel(r.process, processes)}` : ''}</span>
                 <button type="button" data-control="open-run" aria-label="Open run: ${r.goal}" ?disabled=${current === r.runId} @click=${() => open(r)}>Open</button>
               </li>`,
             )}

@@ -3,14 +3,17 @@
  * not answer for them: it hands the request to a responder — the terminal in the CLI, a form on the
  * dashboard — registered through `McpClientApi.addElicitationResponder`, and announces it on the
  * bus (`mcp-client:elicitation-requested`). With no responder the request is refused at once; an
- * answer that does not come within the timeout is a `cancel`. Only a person answers: there is no
- * tool for it, so an agent cannot accept on anyone's behalf.
+ * answer that does not come within the timeout is a `cancel`. A dashboard answers through the
+ * person-only tool `answer_elicitation` ({@link ElicitationDesk.answer}), whichever responder was
+ * asked: its responder only waits (see `waitForTheDashboard`). Only a person answers: the tool is
+ * refused to agents, Python and MCP clients, so an agent cannot accept on anyone's behalf.
  */
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { oneLine } from '../../src/kernel/bounded.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { Disposable } from '../../src/kernel/lifecycle.ts';
-import type { ElicitationOutcome, ElicitationRequest, ElicitationResponder } from '../../src/contracts/mcp-client-contract.ts';
+import type { ElicitationAnswer, ElicitationOutcome, ElicitationRequest, ElicitationResponder } from '../../src/contracts/mcp-client-contract.ts';
+import { ArmatureError } from '../../src/kernel/errors.ts';
 import { REFUSAL, RequestRefused } from './refusal.ts';
 
 export type { ElicitationAnswer, ElicitationOutcome, ElicitationRequest, ElicitationResponder } from '../../src/contracts/mcp-client-contract.ts';
@@ -21,6 +24,8 @@ let ids = 0;
 export class ElicitationDesk {
   private readonly responders: ElicitationResponder[] = [];
   private readonly waiting = new Map<string, ElicitationRequest>();
+  /** How to hand each waiting request the person's answer from the tool. */
+  private readonly answers = new Map<string, (answer: ElicitationAnswer) => void>();
 
   constructor(
     private readonly bus: Pick<EventSource, 'emit'>,
@@ -36,6 +41,22 @@ export class ElicitationDesk {
   /** Requests waiting for an answer. */
   pending(): ElicitationRequest[] {
     return [...this.waiting.values()];
+  }
+
+  /**
+   * Answers the waiting request `id` (the tool `answer_elicitation`). Throws
+   * `ELICITATION_NOT_FOUND` when none waits by that id (answered, timed out or withdrawn).
+   */
+  answer(id: string, answer: ElicitationAnswer): { id: string; server: string; action: ElicitationAnswer['action'] } {
+    const request = this.waiting.get(id);
+    const give = this.answers.get(id);
+    if (!request || !give) {
+      throw new ArmatureError('ELICITATION_NOT_FOUND', `[answer_elicitation] no request ${JSON.stringify(String(id).slice(0, 60))} waits for an answer`, {
+        hint: 'It was answered, timed out or withdrawn by its server; the McpClient card lists the ones waiting.',
+      });
+    }
+    give(answer);
+    return { id, server: request.server, action: answer.action };
   }
 
   /** Asks the person on behalf of `server`; what the SDK client answers the server with. */
@@ -60,11 +81,13 @@ export class ElicitationDesk {
     const withdrawn = () => controller.abort('withdrawn');
     signal.addEventListener('abort', withdrawn, { once: true });
     this.waiting.set(id, request);
+    const fromTool = new Promise<ElicitationAnswer>((resolve) => this.answers.set(id, resolve));
     this.bus.emit('mcp-client:elicitation-requested', { request });
     let outcome: ElicitationOutcome = 'cancel';
     try {
       const answer = await Promise.race([
         responder(request, controller.signal),
+        fromTool,
         new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })),
       ]);
       outcome = answer.action;
@@ -80,6 +103,9 @@ export class ElicitationDesk {
       clearTimeout(timer);
       signal.removeEventListener('abort', withdrawn);
       this.waiting.delete(id);
+      this.answers.delete(id);
+      // The responder that was asked is done with it too (a form goes, a prompt stops).
+      controller.abort('answered');
       this.bus.emit('mcp-client:elicitation-ended', { id, server, outcome });
     }
   }

@@ -62,10 +62,12 @@ export const factory: UpgradeModule<McpClientApi>['factory'] = async (deps, ctx)
   for (const t of ['module:loading', 'module:loaded', 'module:failed', 'module:disposed', 'tool:finished', 'tool:registered', 'tool:unregistered'] as const) {
     ctx.bus.on(t, (p) => ours(p as { parent?: string }) && ctx.statusChanged());
   }
+  // The card shows the requests waiting for the person.
+  for (const t of ['mcp-client:elicitation-requested', 'mcp-client:elicitation-ended'] as const) ctx.bus.on(t, () => ctx.statusChanged());
   return {
     api: client.api,
     tools: client.tools,
-    status: () => mcpClientSnapshot(client.api.listServers()),
+    status: () => mcpClientSnapshot(client.api.listServers(), client.api.pendingElicitations()),
     init: () => client.init(),
     dispose: () => client.dispose(),
     // Its init waits for the servers, each within its own start limit: the boot's init limit would cut them short.

@@ -221,7 +221,10 @@ test('a persona lists mcpServers and allows one namespaced tool; the rest of the
     platform: memoryPlatform({
       'modules/upgrades.json': JSON.stringify({ upgrades }),
       'modules/tools-read.json': JSON.stringify([{ name: 'list_mcp_servers', description: 'List.', module: 'McpClient', inputSchema: { type: 'object' } }]),
-      'modules/tools-write.json': JSON.stringify([{ name: 'restart_mcp_server', description: 'Restart.', module: 'McpClient', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }]),
+      'modules/tools-write.json': JSON.stringify([
+        { name: 'restart_mcp_server', description: 'Restart.', module: 'McpClient', inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+        { name: 'answer_elicitation', description: 'Answer.', module: 'McpClient', audience: 'person', inputSchema: { type: 'object', properties: { id: { type: 'string' }, action: { type: 'string' } }, required: ['id', 'action'] } },
+      ]),
       'modules/personas/default.json': JSON.stringify(persona),
     }),
   });

@@ -14,7 +14,7 @@ import type { ModuleParts } from '../../src/kernel/upgrade.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { fileUri, ServerWaits, type ClientServices } from './client-handlers.ts';
-import { ElicitationDesk } from './elicitation.ts';
+import { ElicitationDesk, type ElicitationAnswer } from './elicitation.ts';
 import { contentDeclarations, isContentTool } from './remote-content.ts';
 import { declarationsFromTools } from './results.ts';
 import { SamplingGate, type SamplingModel } from './sampling.ts';
@@ -213,6 +213,7 @@ export function createMcpClient(o: McpClientOptions) {
     },
     addElicitationResponder: (responder) => desk.addResponder(responder),
     pendingElicitations: () => desk.pending(),
+    answerElicitation: (id, answer) => desk.answer(id, answer),
   };
 
   const tools = {
@@ -222,6 +223,7 @@ export function createMcpClient(o: McpClientOptions) {
       if (st.state !== 'ready') throw new ArmatureError(st.error?.code ?? 'MCP_START_FAILED', st.error?.message ?? `${st.name} did not start`, { hint: st.hint, details: { server: st.name, state: st.state } });
       return st;
     },
+    answer_elicitation: (args: Record<string, unknown>) => api.answerElicitation(String(args.id), elicitationAnswer(args)),
   };
 
   return {
@@ -247,4 +249,11 @@ export function createMcpClient(o: McpClientOptions) {
       );
     },
   };
+}
+
+/** The answer `answer_elicitation` was given (its schema checked the shapes): content only with accept. */
+function elicitationAnswer(args: Record<string, unknown>): ElicitationAnswer {
+  const action = args.action as ElicitationAnswer['action'];
+  if (action !== 'accept') return { action };
+  return { action, content: (args.content ?? {}) as Record<string, string | number | boolean | string[]> };
 }

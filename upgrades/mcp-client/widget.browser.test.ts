@@ -1,16 +1,16 @@
 // The widget renders what the McpClient reports in its snapshot and restarts a server through
 // restart_mcp_server; the client itself runs real servers in Node (mcp-client.test.ts) and on the
-// dashboard (test/e2e/mcp-dashboard.test.ts). On the page's own system it answers a server's
-// elicitation for the person: a plain object with the McpClient's own elicitation desk behind it
-// stands in for the API the view lends it.
+// dashboard (test/e2e/mcp-dashboard.test.ts). It answers a server's elicitation for the person the
+// same way on the page's own system and attached: the requests waiting come in the snapshot, the
+// answer goes as answer_elicitation. Behind the recorded view here, the McpClient's own elicitation
+// desk with the dashboard's responder: its requests feed the snapshot, the tool call answers them.
 import { expect } from 'chai';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { waitForTheDashboard, type ElicitationAnswer } from '../../src/contracts/mcp-client-contract.ts';
 import { createEventBus } from '../../src/kernel/event-bus.ts';
 import { recordedView } from '../../test/helpers/recorded-view.ts';
 import { until } from '../../test/helpers/until.ts';
 import { ElicitationDesk } from './elicitation.ts';
-import type { McpClientApi } from './mcp-client.ts';
-import { RequestRefused } from './refusal.ts';
 import type { McpServerStatus } from './server-connection.ts';
 import { McpClientWidget } from './widget.ts';
 import { $, $$, mount, report, settle, stateOf, text } from '../../test/helpers/widget-fixture.ts';
@@ -33,10 +33,18 @@ function setup(servers: McpServerStatus[]) {
     base.setStatus('McpClient', { servers: structuredClone(servers) });
     return s;
   });
-  const desk = new ElicitationDesk(createEventBus(), 60_000);
-  const api = { addElicitationResponder: (responder: Parameters<McpClientApi['addElicitationResponder']>[0]) => desk.addResponder(responder), pendingElicitations: () => desk.pending() } as unknown as McpClientApi;
-  // The page's own system lends the card the McpClient's API for elicitation (view.local).
-  const view = Object.assign(base, { local: { resolve: async <T>() => api as T } });
+  const bus = createEventBus();
+  const desk = new ElicitationDesk(bus, 60_000);
+  desk.addResponder(waitForTheDashboard());
+  // The McpClient publishes its snapshot when a request comes and when it ends; the tool answers it.
+  const publish = () => base.setStatus('McpClient', { servers: structuredClone(servers), elicitations: desk.pending() });
+  bus.on('mcp-client:elicitation-requested', publish);
+  bus.on('mcp-client:elicitation-ended', publish);
+  base.answer('answer_elicitation', ({ args }) => {
+    const { id, ...answer } = args as { id: string } & ElicitationAnswer;
+    return desk.answer(id, answer);
+  });
+  const view = base;
   const el = new McpClientWidget();
   el.context = { view, moduleId: 'McpClient', report: report('McpClient', { category: 'tools' }) };
   return { view, el, desk };
@@ -80,10 +88,9 @@ describe('mcp-client-widget', () => {
     el.remove();
   });
 
-  it('answers a server\'s elicitation with a form: the server\'s text as text, bad values said, then sent; declined; withdrawn; refused once it is gone', async () => {
-    const { el, desk } = setup([server({})]);
+  it('answers a server\'s elicitation with a form through answer_elicitation: the server\'s text as text, bad values said, then sent; declined; withdrawn; one gone meanwhile said', async () => {
+    const { el, desk, view } = setup([server({})]);
     await mount(el);
-    await until('the card answering elicitations', () => (el as unknown as { responder?: unknown }).responder !== undefined);
     const params: ElicitRequest['params'] = {
       message: 'Who is <b>there</b>?',
       requestedSchema: {
@@ -93,7 +100,7 @@ describe('mcp-client-widget', () => {
       },
     };
     const first = desk.ask('everything', params, new AbortController().signal);
-    await settle(el);
+    await until('the form', () => $(el, 'form[data-elicitation]') !== null);
     const form = $(el, 'form[data-elicitation]') as HTMLFormElement;
     expect(form.querySelector('.asked')!.textContent).to.equal('Who is <b>there</b>?');
     expect(form.querySelector('b')).to.equal(null);
@@ -113,26 +120,32 @@ describe('mcp-client-widget', () => {
     (form.querySelector('input[name=ok]') as HTMLInputElement).checked = true;
     ($(el, 'button[data-control=send]') as HTMLButtonElement).click();
     expect(await first).to.deep.equal({ action: 'accept', content: { name: 'Ada', age: 36, color: 'blue', size: 'l', ok: true } });
-    await settle(el);
-    expect($$(el, 'form[data-elicitation]')).to.have.length(0);
+    const sent = view.calls.filter((c) => c.name === 'answer_elicitation');
+    expect(sent.map((c) => c.args)).to.deep.equal([{ id: (sent[0]!.args as { id: string }).id, action: 'accept', content: { name: 'Ada', age: 36, color: 'blue', size: 'l', ok: true } }]);
+    await until('the form gone', () => $$(el, 'form[data-elicitation]').length === 0);
 
     const second = desk.ask('everything', params, new AbortController().signal);
-    await settle(el);
+    await until('the second form', () => $(el, 'button[data-control=decline]') !== null);
     ($(el, 'button[data-control=decline]') as HTMLButtonElement).click();
     expect(await second).to.deep.equal({ action: 'decline' });
 
     const withdraw = new AbortController();
     const third = desk.ask('everything', params, withdraw.signal);
-    await settle(el);
-    expect($$(el, 'form[data-elicitation]')).to.have.length(1);
+    await until('the third form', () => $$(el, 'form[data-elicitation]').length === 1);
     withdraw.abort();
     expect(await third).to.deep.equal({ action: 'cancel' });
-    await settle(el);
-    expect($$(el, 'form[data-elicitation]')).to.have.length(0);
+    await until('the withdrawn form gone', () => $$(el, 'form[data-elicitation]').length === 0);
 
+    // Answered once it is no longer waiting (it timed out while the person typed): the card says so.
+    const late = desk.ask('everything', params, new AbortController().signal);
+    await until('the late form', () => $(el, 'button[data-control=cancel]') !== null);
+    view.answer('answer_elicitation', () => {
+      throw Object.assign(new Error('[answer_elicitation] no request "elicit-9" waits for an answer'), { code: 'ELICITATION_NOT_FOUND' });
+    });
+    ($(el, 'button[data-control=cancel]') as HTMLButtonElement).click();
+    await until('the refusal on the form', () => /no request "elicit-9" waits/.test($(el, 'form[data-elicitation] p[role=alert]')?.textContent ?? ''));
+    desk.answer(desk.pending()[0]!.id, { action: 'cancel' });
+    expect(await late).to.deep.equal({ action: 'cancel' });
     el.remove();
-    const refused = await desk.ask('everything', params, new AbortController().signal).then(() => undefined, (e: unknown) => e);
-    expect(refused).to.be.instanceOf(RequestRefused);
-    expect((refused as Error).message).to.contain('nobody can answer here');
   });
 });

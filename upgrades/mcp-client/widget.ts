@@ -1,37 +1,31 @@
 import { html, nothing } from 'lit';
 import { BusController } from '../../src/widgets/bus-controller.ts';
 import { counted, ModuleWidget, widgetStyles, type WidgetStatus } from '../../src/widgets/module-widget.ts';
-import type { Disposable } from '../../src/kernel/lifecycle.ts';
 import type { ElicitationAnswer, ElicitationRequest } from '../../src/contracts/mcp-client-contract.ts';
 import { elicitationForm, elicitationStyles, readAnswer } from './elicitation-form.ts';
 import { metadata } from './index.ts';
 import type { McpServerStatus } from './server-connection.ts';
-import type { McpClientApi } from './mcp-client.ts';
 import type { McpClientSnapshot } from './snapshot.ts';
 
 const STATE_ICONS: Record<McpServerStatus['state'], string> = { starting: '◌', ready: '●', failed: '✖', stopped: '–' };
 
-/** A server's request waiting for the person on this page. */
-interface Asking {
-  request: ElicitationRequest;
-  answer(a: ElicitationAnswer): void;
-  error?: string;
-}
-
 /**
  * McpClient widget: each MCP server with its state (icon and word), namespace, tools, calls and
  * command or URL, from the McpClient snapshot; a failed server shows its error and what to do,
- * and every server a Restart (`restart_mcp_server`). On the page's own system (`view.local`) it
- * is also the person's side of elicitation while it is on the page: a server's request shows as a
- * form (`elicitation-form.ts`) to send, decline or cancel; one that times out or is withdrawn goes.
+ * and every server a Restart (`restart_mcp_server`). It is also the person's side of elicitation,
+ * on the page's own system and attached alike: the requests waiting (the snapshot's
+ * `elicitations`) show as forms (`elicitation-form.ts`) to send, decline or cancel, answered with
+ * the person-only tool `answer_elicitation`; one that is answered, times out or is withdrawn leaves
+ * the snapshot, and its form goes.
  */
 export class McpClientWidget extends ModuleWidget<McpClientSnapshot> {
   static override styles = [widgetStyles, elicitationStyles];
-  static override properties = { ...ModuleWidget.properties, restarting: { state: true }, asking: { state: true } };
+  static override properties = { ...ModuleWidget.properties, restarting: { state: true }, errors: { state: true } };
   declare restarting: string | undefined;
-  declare asking: Asking[];
-  private responder: Disposable | undefined;
-  private registering = false;
+  /** What is wrong with a form's answer (a field, or the system's refusal), by request id. */
+  declare errors: Record<string, string>;
+  /** Requests answered from this page, hidden until the snapshot drops them. */
+  private readonly answered = new Set<string>();
   private lastChange: number | undefined;
   // Server states arrive as module events of the McpClient's parts; calls as tool events.
   private readonly events = new BusController(this, () => this.feed, ['module:loading', 'module:loaded', 'module:failed', 'tool:finished', 'tool:registered', 'tool:unregistered'], (r) => {
@@ -41,66 +35,37 @@ export class McpClientWidget extends ModuleWidget<McpClientSnapshot> {
 
   constructor() {
     super();
-    this.asking = [];
+    this.errors = {};
   }
 
   protected override onContext(): void {
     this.events.connect();
-    this.answerElicitations();
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    this.answerElicitations();
+  /** The requests waiting for the person, but those answered here already. */
+  private asking(): ElicitationRequest[] {
+    return (this.snapshot?.elicitations ?? []).filter((r) => !this.answered.has(r.id));
   }
 
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    // Nobody is left here to answer: what waits is cancelled, and new requests are refused (unless another responder answers).
-    this.responder?.dispose();
-    this.responder = undefined;
-    for (const a of this.asking) a.answer({ action: 'cancel' });
-    this.asking = [];
-  }
-
-  /** Registers this page as the person's side of elicitation, once it is connected and shows the page's own system. */
-  private answerElicitations(): void {
-    const local = this.context?.view.local;
-    if (!this.isConnected || !local || this.responder || this.registering) return;
-    this.registering = true;
-    void local
-      .resolve<McpClientApi>('McpClient')
-      .then((api) => {
-        if (this.isConnected && !this.responder) this.respondWith(api);
-      })
-      .catch(() => undefined)
-      .finally(() => (this.registering = false));
-  }
-
-  private respondWith(api: McpClientApi): void {
-    this.responder = api.addElicitationResponder(
-      (request, signal) =>
-        new Promise<ElicitationAnswer>((resolve) => {
-          const asking: Asking = {
-            request,
-            answer: (a) => {
-              this.asking = this.asking.filter((x) => x !== asking);
-              resolve(a);
-            },
-          };
-          // Timed out or withdrawn by the server: the form goes (the answer is no longer used).
-          signal.addEventListener('abort', () => asking.answer({ action: 'cancel' }), { once: true });
-          this.asking = [...this.asking, asking];
-        }),
-    );
-  }
-
-  private answer(asking: Asking, action: 'accept' | 'decline' | 'cancel', form: HTMLFormElement): void {
-    if (action !== 'accept') return asking.answer({ action });
-    const read = readAnswer(asking.request, form);
-    if ('answer' in read) return asking.answer(read.answer);
-    asking.error = read.error;
-    this.asking = [...this.asking];
+  private async answer(request: ElicitationRequest, action: 'accept' | 'decline' | 'cancel', form: HTMLFormElement): Promise<void> {
+    let answer: ElicitationAnswer = { action } as ElicitationAnswer;
+    if (action === 'accept') {
+      const read = readAnswer(request, form);
+      if ('error' in read) {
+        this.errors = { ...this.errors, [request.id]: read.error };
+        return;
+      }
+      answer = read.answer;
+    }
+    this.answered.add(request.id);
+    const { [request.id]: _gone, ...rest } = this.errors;
+    this.errors = rest;
+    const r = await this.call('answer_elicitation', { id: request.id, ...answer });
+    if (!r.ok) {
+      // Not taken (it timed out meanwhile): say so while the snapshot still lists it.
+      this.answered.delete(request.id);
+      this.errors = { ...this.errors, [request.id]: r.error.message };
+    }
   }
 
   private servers(): McpServerStatus[] {
@@ -135,7 +100,7 @@ export class McpClientWidget extends ModuleWidget<McpClientSnapshot> {
   }
 
   protected override renderBody() {
-    const asked = this.asking.map((a) => elicitationForm(a.request, a.error, (action, form) => this.answer(a, action, form)));
+    const asked = this.asking().map((r) => elicitationForm(r, this.errors[r.id], (action, form) => void this.answer(r, action, form)));
     return html`${asked}${this.renderServers()}`;
   }
 

@@ -30,15 +30,30 @@ export interface WorkspaceApi {
   totalBytes(): number;
   /**
    * The folder its files are kept in as files (Node), e.g. for MCP servers' roots; undefined in the
-   * browser. Files there change through this API: what others write there is seen after a restart.
+   * browser. Files there change through this API: what others write there is seen after
+   * {@link reload} (or a restart).
    */
   readonly folder?: string;
+  /**
+   * Reads again what the store holds, for what other processes on the same data folder wrote
+   * (files and system areas: their agent runs). Cheap where the store lists metadata (Node):
+   * only files whose size or mtime changed are read. Resolves to what changed.
+   */
+  reload(): Promise<WorkspaceReload>;
   /**
    * The hidden system area `name` (kebab-case), for the system's own records: agent transcripts,
    * change records, versions. Its files live in the same durable store but are never listed, read
    * or written through the methods above, the file tools or Python's workspace sync.
    */
   area(name: string): SystemArea;
+}
+
+/** What {@link WorkspaceApi.reload} found changed (also the payload of `workspace:reloaded`). */
+export interface WorkspaceReload {
+  /** Files written or deleted elsewhere since memory last matched the store. */
+  files: number;
+  /** The system areas among them, by name (e.g. `runs`: another process's agent runs). */
+  areas: string[];
 }
 
 /** One file of a system area. Paths are relative to the area. */

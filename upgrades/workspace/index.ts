@@ -22,7 +22,7 @@ export const factory: UpgradeModule<WorkspaceApi>['factory'] = async (_deps, ctx
   const store = await ctx.platform.openStore('workspace');
   const api = await createWorkspace({ store, bus: ctx.bus, maxFileBytes: ctx.configNumber('maxFileBytes'), maxTotalBytes: ctx.configNumber('maxTotalBytes') });
   const changed = () => ctx.statusChanged();
-  const subs = [ctx.bus.on('workspace:written', changed), ctx.bus.on('workspace:deleted', changed)];
+  const subs = [ctx.bus.on('workspace:written', changed), ctx.bus.on('workspace:deleted', changed), ctx.bus.on('workspace:reloaded', changed)];
   return {
     api,
     tools: workspaceTools(api),

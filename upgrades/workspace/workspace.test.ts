@@ -95,3 +95,36 @@ test('directory store: files survive reopening, with their mtimes; deletes prune
   const leftovers = readdirSync(dir, { recursive: true }).map(String).filter((n) => n.includes('armature-tmp'));
   assert.deepEqual(leftovers, []);
 });
+
+test('reload: what another workspace on the same folder wrote and deleted, files and system areas, with events; its own queued writes stay', async () => {
+  const dir = tempDir('ws-reload');
+  const bus = createEventBus();
+  const events: string[] = [];
+  bus.onAny((r) => events.push(`${r.type}:${JSON.stringify(r.payload)}`));
+  const ours = await createWorkspace({ store: await openDirectoryStore(dir), bus });
+  const theirs = await createWorkspace({ store: await openDirectoryStore(dir), bus: createEventBus() });
+  await ours.write('kept.txt', 'same');
+  await theirs.write('gone.txt', 'soon deleted');
+  assert.deepEqual(await ours.reload(), { files: 1, areas: [] });
+  await theirs.write('notes/new.txt', 'from elsewhere');
+  await theirs.delete('gone.txt');
+  await theirs.area('runs').append('run-20260101-120000-a1b2c3.jsonl', '{"kind":"started"}\n');
+  events.length = 0;
+  // A write of its own still on its way (queued after the reload) when the reload lists the store is left to that write.
+  const reloading = ours.reload();
+  const queued = ours.write('mine.txt', 'not on disk yet');
+  assert.deepEqual(await reloading, { files: 3, areas: ['runs'] });
+  assert.equal(ours.readText('mine.txt'), 'not on disk yet');
+  await queued;
+  assert.equal(ours.readText('notes/new.txt'), 'from elsewhere');
+  assert.equal(ours.stat('gone.txt'), undefined);
+  assert.equal(ours.readText('mine.txt'), 'not on disk yet');
+  assert.equal(ours.area('runs').readText('run-20260101-120000-a1b2c3.jsonl'), '{"kind":"started"}\n');
+  // Theirs never read kept.txt (ours wrote it) nor mine.txt.
+  assert.equal(ours.totalBytes(), theirs.totalBytes() + 'same'.length + 'not on disk yet'.length);
+  assert.deepEqual(events.map((e) => e.split(':{')[0]), ['workspace:written', 'workspace:deleted', 'workspace:reloaded', 'workspace:written']);
+  // Nothing new: nothing read, nothing said.
+  events.length = 0;
+  assert.deepEqual(await ours.reload(), { files: 0, areas: [] });
+  assert.deepEqual(events, []);
+});

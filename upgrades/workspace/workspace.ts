@@ -3,7 +3,7 @@ import type { EventSource } from '../../src/kernel/event-bus.ts';
 import type { FileStore } from '../../src/platform/platform.ts';
 import { fromBase64, toBase64, tryDecodeUtf8 } from './encoding.ts';
 import { InvalidPathError, normalizePath } from './paths.ts';
-import type { FileInfo, ListFilesValue, ReadFileValue, SystemArea, WorkspaceApi } from './contract.ts';
+import type { FileInfo, ListFilesValue, ReadFileValue, SystemArea, WorkspaceApi, WorkspaceReload } from './contract.ts';
 import { createSystemArea, isSystemPath, SYSTEM_FOLDER } from './system-area.ts';
 
 export type { FileInfo, ListFilesValue, ReadFileValue, WorkspaceApi } from './contract.ts';
@@ -62,6 +62,20 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     const next = queue.then(op, op);
     queue = next.catch(() => undefined);
     return next;
+  };
+  /** Paths with a store operation queued or under way: memory is ahead of the store there, and a reload leaves them be. */
+  const inFlight = new Map<string, number>();
+  const persist = <T>(p: string, op: () => Promise<T>): Promise<T> => {
+    inFlight.set(p, (inFlight.get(p) ?? 0) + 1);
+    return serial(async () => {
+      try {
+        return await op();
+      } finally {
+        const n = inFlight.get(p)! - 1;
+        if (n) inFlight.set(p, n);
+        else inFlight.delete(p);
+      }
+    });
   };
   const get = (path: string): Entry => {
     const p = userPath(path);
@@ -133,7 +147,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     const entry = { data: bytes, mtime };
     files.set(p, entry);
     total = newTotal;
-    return serial(async () => {
+    return persist(p, async () => {
       try {
         await store.put({ path: p, data: bytes, mtime });
       } catch (e) {
@@ -159,7 +173,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     files.delete(p);
     count(p, -1);
     total -= prior.data.byteLength;
-    return serial(async () => {
+    return persist(p, async () => {
       try {
         await store.delete(p);
       } catch (e) {
@@ -181,6 +195,56 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       .filter(([path]) => !p || path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`))
       .map(([path, e]) => info(path, e))
       .sort((a, b) => (a.path < b.path ? -1 : 1));
+
+  /** Drops `p` from memory (a reload found it gone); true when it was there. */
+  const forget = (p: string): boolean => {
+    const e = files.get(p);
+    if (!e) return false;
+    files.delete(p);
+    count(p, -1);
+    total -= e.data.byteLength;
+    return true;
+  };
+
+  /**
+   * Brings memory up to what the store holds now (another process wrote there): lists the store
+   * (metadata only where it can, `FileStore.scan`), reads just the files whose size or mtime
+   * differ, and forgets those gone. Runs in the store's queue, and leaves alone the paths whose own
+   * writes are still on their way. User files changed emit `workspace:written` / `workspace:deleted`;
+   * any change emits `workspace:reloaded` (system areas included, by name).
+   */
+  const reload = (): Promise<WorkspaceReload> =>
+    serial(async () => {
+      const loaded = store.scan ? undefined : new Map((await store.load()).map((f) => [f.path, f]));
+      const listed = loaded ? [...loaded.values()].map((f) => ({ path: f.path, size: f.data.byteLength, mtime: f.mtime })) : await store.scan!();
+      const onDisk = new Set(listed.map((f) => f.path));
+      const written: string[] = [];
+      const deleted = [...files.keys()].filter((p) => !onDisk.has(p) && !inFlight.has(p) && forget(p));
+      for (const f of listed) {
+        const e = files.get(f.path);
+        if (inFlight.has(f.path) || (e && e.mtime === f.mtime && e.data.byteLength === f.size)) continue;
+        const got = loaded ? loaded.get(f.path) : await store.get!(f.path);
+        if (!got || (!e && conflictOf(f.path))) continue;
+        if (e) total -= e.data.byteLength;
+        else count(f.path, 1);
+        files.set(f.path, { data: got.data, mtime: got.mtime });
+        total += got.data.byteLength;
+        written.push(f.path);
+      }
+      const areaNames = new Set<string>();
+      for (const p of [...written, ...deleted]) {
+        if (isSystemPath(p)) {
+          const name = p.split('/')[1];
+          if (name) areaNames.add(name);
+        } else if (written.includes(p)) {
+          const e = files.get(p)!;
+          bus.emit('workspace:written', { path: p, size: e.data.byteLength, mtime: e.mtime });
+        } else bus.emit('workspace:deleted', { path: p });
+      }
+      const result = { files: written.length + deleted.length, areas: [...areaNames].sort() };
+      if (result.files) bus.emit('workspace:reloaded', result);
+      return result;
+    });
 
   const areas = new Map<string, SystemArea>();
 
@@ -240,6 +304,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       return a;
     },
     totalBytes: () => total,
+    reload,
   };
 }
 

@@ -126,7 +126,8 @@ test('the server\'s system reads what another process wrote to the store: its fi
   const started = from('agent:run-started')[0]!;
   const agent = started.process!;
   const { runId } = started.payload as { runId: string };
-  await until('the run in the Agent snapshot (Past runs)', () => (view.status<AgentSnapshot>('Agent')?.runs ?? []).some((r) => r.runId === runId), 10_000);
+  // The server may read the transcript while the run is under way (then it reads as unfinished): wait for its end.
+  await until('the finished run in the Agent snapshot (Past runs)', () => (view.status<AgentSnapshot>('Agent')?.runs ?? []).some((r) => r.runId === runId && r.reason === 'answered'), 10_000);
   const listed = await view.callTool<{ runs: RunSummary[] }>('list_runs', { process: agent });
   assert.ok(listed.ok, JSON.stringify(listed));
   assert.deepEqual(listed.value.runs.map((r) => [r.runId, r.reason, r.goal]), [[runId, 'answered', 'Make a word counter']]);

@@ -92,36 +92,19 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
     folder: root,
     async load() {
       const out: StoredFile[] = [];
-      const walk = async (folder: string): Promise<void> => {
-        for (const entry of await readdir(folder, { withFileTypes: true })) {
-          const full = join(folder, entry.name);
-          // Dirent types come from the entry itself: a link is neither a folder nor a file here.
-          if (entry.isDirectory()) {
-            if (full !== tempDir) await walk(full);
-          } else if (entry.isFile()) {
-            const file = await readNoFollow(full);
-            if (file) out.push({ path: relative(root, full).split(sep).join('/'), ...file });
-          }
-        }
-      };
-      await walk(root);
+      await eachFile(root, tempDir, async (full, path) => {
+        const file = await readNoFollow(full);
+        if (file) out.push({ path, ...file });
+      });
       return out.sort((a, b) => (a.path < b.path ? -1 : 1));
     },
     async scan() {
       const out: StoredFileInfo[] = [];
-      const walk = async (folder: string): Promise<void> => {
-        for (const entry of await readdir(folder, { withFileTypes: true })) {
-          const full = join(folder, entry.name);
-          if (entry.isDirectory()) {
-            if (full !== tempDir) await walk(full);
-          } else if (entry.isFile()) {
-            // Gone since readdir (another process deleted it): not listed.
-            const info = await lstat(full).catch(() => undefined);
-            if (info?.isFile()) out.push({ path: relative(root, full).split(sep).join('/'), size: info.size, mtime: Math.round(info.mtimeMs) });
-          }
-        }
-      };
-      await walk(root);
+      await eachFile(root, tempDir, async (full, path) => {
+        // Gone since readdir (another process deleted it): not listed.
+        const info = await lstat(full).catch(() => undefined);
+        if (info?.isFile()) out.push({ path, size: info.size, mtime: Math.round(info.mtimeMs) });
+      });
       return out.sort((a, b) => (a.path < b.path ? -1 : 1));
     },
     async get(path) {
@@ -174,6 +157,23 @@ export async function openDirectoryStore(dir: string): Promise<FileStore> {
  * Removes temporary files whose writer is gone: in the store's own folder (`<pid>-<random>`), and
  * when `legacy`, the older layout's marked names anywhere in the store.
  */
+/**
+ * Calls `visit` with each regular file below `root` (its full path and its store path), leaving out
+ * the store's temporary folder `skip`. Dirent types come from the entry itself: a link is neither a
+ * folder nor a file here, so none is followed.
+ */
+async function eachFile(root: string, skip: string, visit: (full: string, path: string) => Promise<void>): Promise<void> {
+  const walk = async (folder: string): Promise<void> => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const full = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (full !== skip) await walk(full);
+      } else if (entry.isFile()) await visit(full, relative(root, full).split(sep).join('/'));
+    }
+  };
+  await walk(root);
+}
+
 async function removeOrphans(root: string, tempDir: string, legacy: boolean): Promise<void> {
   for (const name of await readdir(tempDir)) {
     const pid = /^(\d+)-/.exec(name)?.[1];

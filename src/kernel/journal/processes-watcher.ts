@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Disposable } from '../lifecycle.ts';
 import { isPresence, PRESENCE_FILE, processesDir, type JournalRecord, type Presence, type ProcessEndReason, type ProcessInfo } from './journal-layout.ts';
 import { ProcessTail } from './process-tail.ts';
-import { pidAlive } from './prune.ts';
+import { processAlive } from '../../platform/node-files.ts';
 
 /** Ended processes a watcher keeps listing (the newest). */
 export const MAX_ENDED_REMEMBERED = 200;
@@ -97,7 +97,7 @@ export function watchProcesses(options: ProcessesWatcherOptions): ProcessesWatch
     const presence = readPresence(k.tail.folder) ?? k.presence;
     k.presence = presence;
     if (presence.endedAt !== undefined) return 'exited';
-    if (presence.host === here && !pidAlive(presence.pid)) return 'crashed';
+    if (presence.host === here && !processAlive(presence.pid)) return 'crashed';
     const beat = heartbeat(k.tail.folder);
     if (beat === undefined || Date.now() - beat > staleMs) return 'lost';
     return undefined;

@@ -6,17 +6,8 @@
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../../platform/node-files.ts';
 import { isPresence, PRESENCE_FILE, processesDir } from './journal-layout.ts';
-
-/** Whether a process with `pid` runs on this host (a pid we may not signal runs too). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Ended processes' folders kept at most, whatever their age. */
 export const MAX_ENDED_KEPT = 50;
@@ -39,7 +30,7 @@ export function pruneProcesses(dataDir: string, retentionMs: number, now = Date.
       const beat = statSync(join(folder, PRESENCE_FILE)).mtimeMs;
       if (!isPresence(presence)) at = beat;
       else if (presence.endedAt !== undefined) at = presence.endedAt;
-      else if (presence.host === hostname() && !pidAlive(presence.pid)) at = beat;
+      else if (presence.host === hostname() && !processAlive(presence.pid)) at = beat;
       else if (now - beat > retentionMs) at = beat;
     } catch {
       // No presence (yet, or torn): judge by the folder's age, so a folder being made is left alone.

@@ -48,6 +48,8 @@ export interface EventSource {
    * Emits `type` with `payload` to every subscriber, synchronously. Listeners are isolated: one that
    * throws (or returns a promise that rejects) neither stops the others nor reaches the emitter; its
    * first failure is logged and emitted as `system:listener-failed`, naming the listener's owner.
+   * The payload is the emitter's no more: the history, a dashboard's feed and the process
+   * journal read it later, so it is not changed after this call (emit a new object instead).
    */
   emit<K extends ArmatureEventType>(type: K, payload: ArmatureEvents[K]): void;
   /** Recent events of the given types, oldest first. */

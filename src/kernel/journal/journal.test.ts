@@ -29,6 +29,27 @@ test('the journal holds the bus events in order, the history first, and its pres
   assert.deepEqual(tail.read().map((r) => r.type), [], 'nothing after the end');
 });
 
+test('a lone event is on disk at the next turn; a burst is written whole and in bus order', async () => {
+  const dataDir = tempDir('journal-timing');
+  const bus = createEventBus({ historySize: 0 });
+  const journal = openJournal({ dataDir, persona: 'default', bus, env: {} });
+  const tail = new ProcessTail(journal.folder, 1 << 20);
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  // Nothing was written before it: the dashboard sees it without waiting for a batch.
+  bus.emit('python:stdout', { runId: 'r', chunk: 'lone\n' });
+  await turn();
+  assert.deepEqual(tail.read().map((r) => (r.payload as { chunk: string }).chunk), ['lone\n']);
+  const seen: string[] = [];
+  for (let i = 0; i < 1000; i++) bus.emit('python:stdout', { runId: 'r', chunk: `${i}\n` });
+  const until = Date.now() + 10_000;
+  while (seen.length < 1000 && Date.now() < until) {
+    seen.push(...tail.read().map((r) => (r.payload as { chunk: string }).chunk));
+    await turn();
+  }
+  assert.deepEqual(seen, Array.from({ length: 1000 }, (_, i) => `${i}\n`));
+  journal.dispose();
+});
+
 test('segments rotate at their size bound and the oldest go; a reader behind follows to what is left', () => {
   const dataDir = tempDir('journal-rotate');
   const bus = createEventBus({ historySize: 0 });

@@ -15,7 +15,7 @@ import type { ToolDeclaration } from '../src/kernel/manifest-schemas.ts';
 import { createMcpServer } from '../src/mcp/mcp-server.ts';
 import { formatTools } from '../src/tools-format/format-tools.ts';
 import { referenceServers } from '../test/helpers/mcp-servers.ts';
-import { armatureClient, everythingClient, interleaved } from './mcp-stdio.ts';
+import { armatureClient, everythingClient, interleaved, lastPoolState, POOL_SETTLED, poolSettled } from './mcp-stdio.ts';
 import { medianRow, percentile, type BenchRow } from './types.ts';
 
 async function time(fn: () => Promise<unknown>, n: number): Promise<number[]> {
@@ -66,25 +66,36 @@ export async function run(): Promise<BenchRow[]> {
   try {
     const N = 300;
     // 1. A tiny call over stdio, Armature's (list_files on an empty workspace) and server-everything's
-    // echo, in turns of 20 calls, 200 each: the block medians give the median and its range.
+    // echo, in turns of 20 calls, 200 each: the block medians give the median and its range. First
+    // as a client right after the start sees it (20 calls each first; Python's spare runtime may
+    // still be starting in the background, and neither server's code is optimised yet), then with
+    // both servers warm: the server's Python pool settled and 1,000 calls each first. The target
+    // is the warm ratio: what a server that runs for days answers.
     const stdio = await armatureClient(join(dir, 'stdio'));
     const everything = await everythingClient();
-    const both = await interleaved(
-      {
-        armature: () => stdio.callTool({ name: 'list_files', arguments: {} }),
-        everything: () => everything.callTool({ name: 'echo', arguments: { message: 'hi' } }),
-      },
-      200,
-    );
-    await stdio.close();
-    await everything.close();
-    const ours = percentile(both.armature!.samples, 50);
-    const theirs = percentile(both.everything!.samples, 50);
-    const ratios = both.armature!.blocks.map((b, i) => b / both.everything!.blocks[i]!);
+    const ways = {
+      armature: () => stdio.callTool({ name: 'list_files', arguments: {} }),
+      everything: () => everything.callTool({ name: 'echo', arguments: { message: 'hi' } }),
+    };
+    let early: Awaited<ReturnType<typeof interleaved>>;
+    let warm: typeof early;
+    try {
+      early = await interleaved(ways, 200);
+      await poolSettled(() => lastPoolState(join(dir, 'stdio', 'data')), POOL_SETTLED);
+      warm = await interleaved(ways, 200, 20, 1000);
+    } finally {
+      await stdio.close();
+      await everything.close();
+    }
+    const ratio = (r: typeof warm) => percentile(r.armature!.samples, 50) / percentile(r.everything!.samples, 50);
+    const perBlock = (r: typeof warm) => r.armature!.blocks.map((b, i) => b / r.everything!.blocks[i]!);
     out.push(
-      medianRow('mcp', 'tiny call via armature mcp (stdio, SDK client: list_files) p50', both.armature!.blocks, 'ms'),
-      medianRow('mcp', "server-everything's echo (stdio, same client) p50", both.everything!.blocks, 'ms'),
-      { ...medianRow('mcp', 'armature / echo (per block, interleaved, 200 calls each)', ratios, 'x'), value: ours / theirs, target: '<= 1.1x', pass: ours / theirs <= 1.1 },
+      medianRow('mcp', 'tiny call via armature mcp (stdio, SDK client: list_files), warm, p50', warm.armature!.blocks, 'ms'),
+      medianRow('mcp', "server-everything's echo (stdio, same client), warm, p50", warm.everything!.blocks, 'ms'),
+      { ...medianRow('mcp', 'armature / echo, warm (per block, interleaved, 200 calls each)', perBlock(warm), 'x'), value: ratio(warm), target: '<= 1.1x', pass: ratio(warm) <= 1.1 },
+      medianRow('mcp', 'tiny call via armature mcp, right after start, p50', early.armature!.blocks, 'ms'),
+      medianRow('mcp', "server-everything's echo, right after start, p50", early.everything!.blocks, 'ms'),
+      { ...medianRow('mcp', 'armature / echo, right after start (per block)', perBlock(early), 'x'), value: ratio(early) },
     );
     const sys = await boot({ dataDir: join(dir, 'direct'), config: { PyodideRuntime: { autoStart: false } } });
     const mem = await inProcessClient(sys);

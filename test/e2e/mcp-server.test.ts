@@ -11,10 +11,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { referenceServers } from '../helpers/mcp-servers.ts';
+import { connectStdioClient } from '../helpers/mcp-stdio-client.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { buildWheel } from '../helpers/wheel.ts';
 
@@ -50,10 +50,7 @@ function startHttp(args: string[], env: Record<string, string> = {}, log: (text:
 }
 
 before(async () => {
-  stdio = new Client({ name: 'armature-test', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'data'), '--mcp-config', mcpConfig], cwd: dir, stderr: 'pipe' });
-  transport.stderr?.on('data', (d) => (logs.stdio += String(d)));
-  await stdio.connect(transport);
+  stdio = await connectStdioClient(['--mcp-config', mcpConfig], { data: join(dir, 'data'), cwd: dir, stderr: (t) => (logs.stdio += t) });
   const started = await startHttp([], {}, (t) => (logs.http += t));
   httpServer = started.child;
   httpUrl = started.url;

@@ -7,29 +7,42 @@
 import { MAX_TIMER_MS } from '../kernel/bounded.ts';
 import { UsageError } from './usage-error.ts';
 
+/** The commands a group of options applies to, and how a refusal names them. */
+interface Scope {
+  commands: readonly string[];
+  where: string;
+}
+
+/** The options of a server: the dashboard's (`start`) and `mcp --http`'s. */
+const SERVERS: Scope = { commands: ['start', 'mcp'], where: 'start and mcp --http' };
+/** The options of `mcp --http` alone. */
+const MCP_HTTP: Scope = { commands: ['mcp'], where: 'mcp --http' };
+/** The options of the agent loop. */
+const AGENT: Scope = { commands: ['agent'], where: 'agent' };
+
 /** Each scoped option (as parseArgs names it), how it is spelt, and where it applies. */
-const SCOPES: readonly { option: string; flag: string; commands: readonly string[]; where: string }[] = [
+const SCOPES: readonly ({ option: string; flag: string } & Scope)[] = [
   { option: 'code', flag: '-c', commands: ['run'], where: 'run' },
   { option: 'timeout', flag: '--timeout', commands: ['run'], where: 'run' },
   { option: 'format', flag: '--format', commands: ['tools'], where: 'tools' },
   { option: 'strict', flag: '--strict', commands: ['tools'], where: 'tools --format' },
   { option: 'stats', flag: '--stats', commands: ['prompt'], where: 'prompt' },
-  { option: 'port', flag: '--port', commands: ['start', 'mcp'], where: 'start and mcp --http' },
+  { option: 'port', flag: '--port', ...SERVERS },
   { option: 'http', flag: '--http', commands: ['mcp'], where: 'mcp' },
-  { option: 'host', flag: '--host', commands: ['start', 'mcp'], where: 'start and mcp --http' },
-  { option: 'allow-remote', flag: '--allow-remote', commands: ['start', 'mcp'], where: 'start and mcp --http' },
+  { option: 'host', flag: '--host', ...SERVERS },
+  { option: 'allow-remote', flag: '--allow-remote', ...SERVERS },
   { option: 'in-browser', flag: '--in-browser', commands: ['start'], where: 'start' },
-  { option: 'allow-origin', flag: '--allow-origin', commands: ['mcp'], where: 'mcp --http' },
-  { option: 'allow-host', flag: '--allow-host', commands: ['mcp'], where: 'mcp --http' },
-  { option: 'max-sessions', flag: '--max-sessions', commands: ['mcp'], where: 'mcp --http' },
-  { option: 'session-timeout', flag: '--session-timeout', commands: ['mcp'], where: 'mcp --http' },
+  { option: 'allow-origin', flag: '--allow-origin', ...MCP_HTTP },
+  { option: 'allow-host', flag: '--allow-host', ...MCP_HTTP },
+  { option: 'max-sessions', flag: '--max-sessions', ...MCP_HTTP },
+  { option: 'session-timeout', flag: '--session-timeout', ...MCP_HTTP },
   { option: 'max-result-bytes', flag: '--max-result-bytes', commands: ['mcp'], where: 'mcp' },
-  { option: 'model', flag: '--model', commands: ['agent'], where: 'agent' },
-  { option: 'base-url', flag: '--base-url', commands: ['agent'], where: 'agent' },
-  { option: 'max-steps', flag: '--max-steps', commands: ['agent'], where: 'agent' },
-  { option: 'continue', flag: '--continue', commands: ['agent'], where: 'agent' },
-  { option: 'record', flag: '--record', commands: ['agent'], where: 'agent' },
-  { option: 'replay', flag: '--replay', commands: ['agent'], where: 'agent' },
+  { option: 'model', flag: '--model', ...AGENT },
+  { option: 'base-url', flag: '--base-url', ...AGENT },
+  { option: 'max-steps', flag: '--max-steps', ...AGENT },
+  { option: 'continue', flag: '--continue', ...AGENT },
+  { option: 'record', flag: '--record', ...AGENT },
+  { option: 'replay', flag: '--replay', ...AGENT },
   { option: 'approve', flag: '--approve', commands: ['agent'], where: 'agent --replay' },
   // The dashboard boots in the page, which takes no init limit from the command line.
   { option: 'init-timeout', flag: '--init-timeout', commands: ['boot', 'tools', 'call', 'run', 'prompt', 'mcp', 'agent', 'runs', 'changes', 'approve', 'reject'], where: 'every command but start and init' },

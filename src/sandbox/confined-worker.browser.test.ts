@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { createConfinedWorker, type ConfinedWorker } from './index.ts';
 import { attemptModule } from '../../test/helpers/escape-attempts.ts';
+import { HANDLERS_MODULE } from '../../test/helpers/confined-handlers.ts';
 
 const token = () => `t${Date.now()}${Math.random().toString(36).slice(2, 8)}`;
 const hitsOf = async (t: string): Promise<string[]> => (await fetch(`/__armature/test-probe/hits/${t}`)).json();
@@ -234,16 +235,7 @@ describe('event handlers of a confined worker in Chromium', () => {
     const stops: string[] = [];
     const w = await createConfinedWorker({
       name: 'handlers',
-      source: `
-        let heard = 0;
-        export default {
-          init(ctx) {
-            ctx.on('quick', () => { heard++; });
-            ctx.on('later', async () => { await new Promise((r) => setTimeout(r, 50)); heard++; });
-            ctx.on('spin', () => { for (;;) {} });
-          },
-          heard: () => heard,
-        };`,
+      source: HANDLERS_MODULE,
       capabilities: {},
       limits: { handlerTimeoutMs: 1500 },
       onStop: (e) => stops.push(`${e.reason}: ${e.error.code}`),

@@ -9,6 +9,7 @@ import { createConfinedWorker, type ConfinedWorker } from './index.ts';
 import { childPids, commandLine } from '../platform/proc/linux-proc.ts';
 import { tempDir } from '../../test/helpers/temp-dir.ts';
 import { attemptModule } from '../../test/helpers/escape-attempts.ts';
+import { HANDLERS_MODULE } from '../../test/helpers/confined-handlers.ts';
 import { until } from '../../test/helpers/until.ts';
 
 /** A local HTTP server that counts the requests it gets; `redirect` sends every request elsewhere. */
@@ -374,16 +375,7 @@ test('a handler that loops is stopped within its limit and its process ends; han
   const others = children();
   const w = await createConfinedWorker({
     name: 'handlers',
-    source: `
-      let heard = 0;
-      export default {
-        init(ctx) {
-          ctx.on('quick', () => { heard++; });
-          ctx.on('later', async () => { await new Promise((r) => setTimeout(r, 50)); heard++; });
-          ctx.on('spin', () => { for (;;) {} });
-        },
-        heard: () => heard,
-      };`,
+    source: HANDLERS_MODULE,
     capabilities: {},
     limits: { handlerTimeoutMs: 2000 },
     onStop: (e) => stops.push(`${e.reason}: ${e.error.message}`),

@@ -5,23 +5,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, GetPromptResultSchema, LoggingMessageNotificationSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpHttpChild, type McpHttpChild } from '../helpers/mcp-http-child.ts';
+import { connectStdioClient } from '../helpers/mcp-stdio-client.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const dir = tempDir('mcp-errors');
 let stdio: Client;
 let http: Client;
 let httpServer: McpHttpChild;
 
 before(async () => {
-  stdio = new Client({ name: 'armature-test', version: '1.0.0' });
-  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'stdio')], cwd: dir, stderr: 'ignore' }));
+  stdio = await connectStdioClient([], { data: join(dir, 'stdio'), cwd: dir });
   httpServer = await startMcpHttpChild([], { data: join(dir, 'http') });
   http = new Client({ name: 'armature-test', version: '1.0.0' });
   await http.connect(new StreamableHTTPClientTransport(new URL(httpServer.url)));

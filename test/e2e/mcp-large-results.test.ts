@@ -6,15 +6,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpHttpChild, type McpHttpChild } from '../helpers/mcp-http-child.ts';
+import { connectStdioClient } from '../helpers/mcp-stdio-client.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const dir = tempDir('mcp-large');
 let stdio: Client;
 let http: Client;
@@ -22,9 +20,8 @@ let httpServer: McpHttpChild;
 let closed = 0;
 
 before(async () => {
-  stdio = new Client({ name: 'armature-test', version: '1.0.0' });
+  stdio = await connectStdioClient([], { data: join(dir, 'stdio'), cwd: dir });
   stdio.onclose = () => void closed++;
-  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'stdio')], cwd: dir, stderr: 'ignore' }));
   // Over HTTP with a lower limit, given on the command line.
   httpServer = await startMcpHttpChild(['--max-result-bytes', '100000'], { data: join(dir, 'http') });
   http = new Client({ name: 'armature-test', version: '1.0.0' });

@@ -6,16 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CreateMessageRequestSchema, type CallToolResult, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpHttpChild } from '../helpers/mcp-http-child.ts';
+import { connectStdioClient } from '../helpers/mcp-stdio-client.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
 /** A client whose "model" answers sampling requests from a script; `seen` keeps each request. */
@@ -34,10 +31,11 @@ function scriptedClient(capabilities: Record<string, unknown>, seen: CreateMessa
   return client;
 }
 
-async function runOn(transport: () => Promise<Transport>, stop: () => Promise<void>) {
+/** Runs the checks with each client connected by `connect` (to a server of its own over stdio, to one shared server over HTTP); `stop` ends the HTTP server. */
+async function runOn(connect: (client: Client) => Promise<unknown>, stop: () => Promise<void>) {
   const seen: CreateMessageRequest['params'][] = [];
   const client = scriptedClient({ sampling: { tools: {} } }, seen);
-  await client.connect(await transport());
+  await connect(client);
   try {
     const listed = (await client.listTools()).tools.find((t) => t.name === 'run_agent');
     assert.ok(listed?.outputSchema, 'run_agent is offered, with its output schema');
@@ -54,13 +52,13 @@ async function runOn(transport: () => Promise<Transport>, stop: () => Promise<vo
     assert.deepEqual({ type: toolResult.type, id: toolResult.toolUseId }, { type: 'tool_result', id: 'call-1' });
     // A client that offers sampling without tools cannot run an agent: told why, the session goes on.
     const plain = scriptedClient({ sampling: {} }, []);
-    await plain.connect(await transport());
+    await connect(plain);
     const refused = (await plain.callTool({ name: 'run_agent', arguments: { goal: 'anything' } })) as CallToolResult;
     assert.equal(refused.isError, true);
     assert.match(text(refused), /^MCP_NO_CLIENT_MODEL: \[run_agent\] this MCP client's sampling takes no tools \(capability sampling\.tools\)[\s\S]*hint: Configure a model/);
     await plain.close();
     const none = new Client({ name: 'no-sampling', version: '1.0.0' });
-    await none.connect(await transport());
+    await connect(none);
     assert.match(text((await none.callTool({ name: 'run_agent', arguments: { goal: 'anything' } })) as CallToolResult), /does not offer sampling/);
     await none.close();
   } finally {
@@ -72,12 +70,12 @@ async function runOn(transport: () => Promise<Transport>, stop: () => Promise<vo
 test('stdio: run_agent with no model of its own runs on the client\'s model through sampling', async () => {
   const dir = tempDir('mcp-run-agent');
   await runOn(
-    async () => new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'data')], cwd: dir, stderr: 'ignore', env: { PATH: process.env.PATH ?? '' } }),
+    (client) => connectStdioClient([], { data: join(dir, 'data'), cwd: dir, env: { PATH: process.env.PATH ?? '' }, client }),
     async () => undefined,
   );
 });
 
 test('HTTP: the same, the sampling requests riding the run_agent request\'s stream', async () => {
   const server = await startMcpHttpChild([], { env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GOOGLE_GENERATIVE_AI_API_KEY: '' } });
-  await runOn(async () => new StreamableHTTPClientTransport(new URL(server.url)), () => server.stop());
+  await runOn((client) => client.connect(new StreamableHTTPClientTransport(new URL(server.url))), () => server.stop());
 });

@@ -7,17 +7,15 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type McpError, ResourceUpdatedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SERVER_BINS } from '../helpers/mcp-servers.ts';
 import { startMcpHttpChild, type McpHttpChild } from '../helpers/mcp-http-child.ts';
+import { connectStdioClient } from '../helpers/mcp-stdio-client.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { until } from '../helpers/until.ts';
 
-const bin = fileURLToPath(new URL('../../bin/armature.js', import.meta.url));
 const dir = tempDir('mcp-features');
 const mcpConfig = join(dir, 'mcp.json');
 writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [SERVER_BINS.everything] } } }));
@@ -30,8 +28,7 @@ let http: Client;
 let httpServer: McpHttpChild;
 
 before(async () => {
-  stdio = new Client({ name: 'armature-test', version: '1.0.0' });
-  await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'stdio'), '--mcp-config', mcpConfig], cwd: dir, stderr: 'ignore' }));
+  stdio = await connectStdioClient(['--mcp-config', mcpConfig], { data: join(dir, 'stdio'), cwd: dir });
   httpServer = await startMcpHttpChild([], { data: join(dir, 'http') });
   http = new Client({ name: 'armature-test', version: '1.0.0' });
   await http.connect(new StreamableHTTPClientTransport(new URL(httpServer.url)));

@@ -5,16 +5,17 @@
 // against its tool's outputSchema by the SDK client itself.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { referenceServers } from '../helpers/mcp-servers.ts';
+import { startMcpHttpChild, type McpHttpChild } from '../helpers/mcp-http-child.ts';
+import { connectStdioClient } from '../helpers/mcp-stdio-client.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { buildWheel } from '../helpers/wheel.ts';
 
@@ -25,46 +26,21 @@ writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { memory: referenceServers
 
 let stdio: Client;
 let http: Client;
-let httpServer: ChildProcess;
-let httpUrl: string;
+let httpServer: McpHttpChild;
 /** What each server wrote to its stdout and stderr (its logs). */
 const logs = { stdio: '', http: '' };
 
-/** Starts `armature mcp --http` and resolves to its URL once it prints it; `log` hears all it writes. */
-function startHttp(args: string[], env: Record<string, string> = {}, log: (text: string) => void = () => undefined): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [bin, 'mcp', '--http', '--port', '0', '--data', tempDir('mcp-http'), ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stderr!.on('data', (d) => {
-      out += d;
-      log(String(d));
-    });
-    child.once('exit', (code) => reject(new Error(`armature mcp --http exited with ${code}: ${out}`)));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      log(String(d));
-      const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-  });
-}
-
 before(async () => {
-  stdio = new Client({ name: 'armature-test', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', join(dir, 'data'), '--mcp-config', mcpConfig], cwd: dir, stderr: 'pipe' });
-  transport.stderr?.on('data', (d) => (logs.stdio += String(d)));
-  await stdio.connect(transport);
-  const started = await startHttp([], {}, (t) => (logs.http += t));
-  httpServer = started.child;
-  httpUrl = started.url;
+  stdio = await connectStdioClient(['--mcp-config', mcpConfig], { data: join(dir, 'data'), cwd: dir, stderr: (t) => (logs.stdio += t) });
+  httpServer = await startMcpHttpChild([], { cwd: dir, log: (t) => (logs.http += t) });
   http = new Client({ name: 'armature-test', version: '1.0.0' });
-  await http.connect(new StreamableHTTPClientTransport(new URL(httpUrl)));
+  await http.connect(new StreamableHTTPClientTransport(new URL(httpServer.url)));
 });
 
 after(async () => {
   await stdio?.close();
   await http?.close();
-  httpServer?.kill();
+  await httpServer?.stop();
 });
 
 const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -184,7 +160,7 @@ for (const [transport, client] of [['stdio', () => stdio], ['http', () => http]]
 
 test('HTTP: two MCP sessions each have their own Python globals, kept across their calls', async () => {
   const second = new Client({ name: 'armature-test-2', version: '1.0.0' });
-  await second.connect(new StreamableHTTPClientTransport(new URL(httpUrl)));
+  await second.connect(new StreamableHTTPClientTransport(new URL(httpServer.url)));
   try {
     const run = async (c: Client, code: string) => {
       const r = (await c.callTool({ name: 'execute_python', arguments: { code } })) as CallToolResult;
@@ -256,7 +232,7 @@ test('HTTP: loopback only unless told, with a bearer token; the Host header is c
   assert.match(noToken.stderr, /needs a bearer token: set ARMATURE_MCP_TOKEN/);
   // What a page on another site would send after rebinding its name to 127.0.0.1 (fetch cannot forge Host).
   const rebinding = await new Promise<number>((resolve, reject) => {
-    const u = new URL(httpUrl);
+    const u = new URL(httpServer.url);
     const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { host: 'attacker.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
       res.resume();
       resolve(res.statusCode!);
@@ -266,15 +242,15 @@ test('HTTP: loopback only unless told, with a bearer token; the Host header is c
   });
   assert.equal(rebinding, 403);
   const token = 'test-token-0123456789abcdef';
-  const { child, url } = await startHttp([], { ARMATURE_MCP_TOKEN: token });
+  const server = await startMcpHttpChild([], { cwd: dir, env: { ARMATURE_MCP_TOKEN: token } });
   try {
     const anonymous = new Client({ name: 'anonymous', version: '1' });
-    await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(new URL(url))), /401|token/i);
+    await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(new URL(server.url))), /401|token/i);
     const authorized = new Client({ name: 'authorized', version: '1' });
-    await authorized.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await authorized.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     assert.ok((await authorized.listTools()).tools.length > 5);
     await authorized.close();
   } finally {
-    child.kill();
+    await server.stop();
   }
 });

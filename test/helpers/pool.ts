@@ -1,5 +1,6 @@
-// The runtime pool's tests share these: a tool that blocks until the test opens it, a pool whose
-// `python:pool` events can be awaited, and a run's value or error in one line.
+// The runtime pool's tests share these, in Node and in the browser (so nothing here imports node:):
+// a tool that blocks until the test opens it, a pool whose `python:pool` events can be awaited, a
+// run's value or error in one line, and the Python that checks a session never inherits an interpreter.
 import type { ArmatureEvents } from '../../src/kernel/events.ts';
 import type { PythonPoolState } from '../../src/contracts/python-events.ts';
 import { createPyodideRuntime, type PyodideRuntimeApi, type PyodideRuntimeOptions } from '../../upgrades/pyodide-runtime/runtime.ts';
@@ -59,3 +60,29 @@ export async function withPool(options: PyodideRuntimeOptions, body: (p: ReturnT
 
 /** A run's value, or `Type: message` of its error. */
 export const value = (r: Awaited<ReturnType<PyodideRuntimeApi['execute']>>) => (r.ok ? r.value : `${r.error.type}: ${r.error.message}`);
+
+/**
+ * Python that leaves session A's marks in its interpreter beyond its globals: a patched module,
+ * a builtin, an environment variable, a module in `sys.modules`, a file. Its value is `"tampered"`.
+ */
+export const TAMPER = [
+  'import json, builtins, os, sys, types',
+  'leaked = []',
+  '_dumps = json.dumps',
+  'json.dumps = lambda o, *a, **k: (leaked.append(o), _dumps(o, *a, **k))[1]',
+  'builtins.spy = leaked',
+  'os.environ["SPY"] = "A was here"',
+  'sys.modules["spy_module"] = types.ModuleType("spy_module")',
+  'open("/tmp/x", "w").write("A\'s file")',
+  '"tampered"',
+].join('\n');
+
+/** Python that looks for each of {@link TAMPER}'s marks, as a later session would; its value is {@link CLEAN} where none is left. */
+export const LOOK = [
+  'import json, builtins, os, sys',
+  'json.dumps({"password": "hunter2"})',
+  '[json.dumps.__module__, hasattr(builtins, "spy"), os.environ.get("SPY"), "spy_module" in sys.modules, os.path.exists("/tmp/x")]',
+].join('\n');
+
+/** What {@link LOOK} gives in an interpreter no session tampered with. */
+export const CLEAN = ['json', false, null, false, false];

@@ -2,24 +2,7 @@
 // (runtime-pool.test.ts), and a run waiting in call_tool holds no slot.
 import { expect } from 'chai';
 import { createPyodideRuntime } from '../runtime.ts';
-
-const TAMPER = [
-  'import json, builtins, os, sys, types',
-  'leaked = []',
-  '_dumps = json.dumps',
-  'json.dumps = lambda o, *a, **k: (leaked.append(o), _dumps(o, *a, **k))[1]',
-  'builtins.spy = leaked',
-  'os.environ["SPY"] = "A was here"',
-  'sys.modules["spy_module"] = types.ModuleType("spy_module")',
-  'open("/tmp/x", "w").write("A\'s file")',
-  '"tampered"',
-].join('\n');
-const LOOK = [
-  'import json, builtins, os, sys',
-  'json.dumps({"password": "hunter2"})',
-  '[json.dumps.__module__, hasattr(builtins, "spy"), os.environ.get("SPY"), "spy_module" in sys.modules, os.path.exists("/tmp/x")]',
-].join('\n');
-const CLEAN = ['json', false, null, false, false];
+import { CLEAN, LOOK, TAMPER } from '../../../test/helpers/pool.ts';
 
 describe('the runtime pool in Web Workers', () => {
   it("never gives a session an interpreter another session ran code in: A's patches and files are not there for B or C", async () => {

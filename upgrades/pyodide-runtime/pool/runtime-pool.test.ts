@@ -8,31 +8,12 @@ import { availableParallelism } from 'node:os';
 import { createPyodideRuntime, RuntimeOptionError } from '../runtime.ts';
 import { POOL_EVENT_MS } from './pool-events.ts';
 import { primeSnapshot } from '../../../test/helpers/snapshot.ts';
-import { gate, pool, value, withPool } from '../../../test/helpers/pool.ts';
+import { CLEAN, LOOK, TAMPER, gate, pool, value, withPool } from '../../../test/helpers/pool.ts';
 
 before(async () => {
   await primeSnapshot('process');
   await primeSnapshot('thread');
 });
-
-/** What session A leaves behind in its interpreter beyond its globals, and how a later session would see it. */
-const TAMPER = [
-  'import json, builtins, os, sys, types',
-  'leaked = []',
-  '_dumps = json.dumps',
-  'json.dumps = lambda o, *a, **k: (leaked.append(o), _dumps(o, *a, **k))[1]',
-  'builtins.spy = leaked',
-  'os.environ["SPY"] = "A was here"',
-  'sys.modules["spy_module"] = types.ModuleType("spy_module")',
-  'open("/tmp/x", "w").write("A\'s file")',
-  '"tampered"',
-].join('\n');
-const LOOK = [
-  'import json, builtins, os, sys',
-  'json.dumps({"password": "hunter2"})',
-  '[json.dumps.__module__, hasattr(builtins, "spy"), os.environ.get("SPY"), "spy_module" in sys.modules, os.path.exists("/tmp/x")]',
-].join('\n');
-const CLEAN = ['json', false, null, false, false];
 
 for (const isolation of ['process', 'thread'] as const) {
   describe(`runtime pool (${isolation} isolation)`, () => {

@@ -5,6 +5,7 @@
  * the end by augmentation of the event map, as an upgrade declares its own.
  */
 import type { ErrorInfo } from '../kernel/errors.ts';
+import type { ProcessStatus } from '../kernel/journal/journal-layout.ts';
 import type { Persona } from '../kernel/manifest-schemas.ts';
 import type { Recording, RecordingSink } from './recording-format.ts';
 
@@ -159,13 +160,20 @@ export interface RunSummary {
   persona: string;
   /** The process that ran it, when its system knew its process id (see `BootOptions.processId`). */
   process?: string;
+  /**
+   * Node: the process of its last turn (`process`, unless a follow-up ran elsewhere) as the data
+   * folder says now — its pid, command and `state` (`live`, or how it ended: `exited`, `crashed`,
+   * `lost`) —, while that process's folder is kept. A run whose last turn has no end is `running`
+   * while that process lives, and `interrupted` once it died.
+   */
+  processInfo?: ProcessStatus;
   startedAt: number;
   updatedAt: number;
   /** Goals: the first and each follow-up. */
   turns: number;
   steps: number;
   usage: AgentUsage;
-  /** How the last turn ended; `interrupted` when it never finished (e.g. the page was reloaded). */
+  /** How the last turn ended; `running` while it goes on (here, or in another live process); `interrupted` when it never finished (the page was reloaded, its process died). */
   reason: AgentStopReason | 'interrupted' | 'running';
   model?: AgentModelRef;
 }

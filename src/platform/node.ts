@@ -6,6 +6,7 @@ import { ArmatureError } from '../kernel/errors.ts';
 import { openDirectoryStore } from './directory-store.ts';
 import { openDirectoryCache } from './node-cache.ts';
 import { openSharedDirectory } from './node-shared-directory.ts';
+import { processDirectory } from '../kernel/journal/process-liveness.ts';
 import { packageRoot } from './package-layout.ts';
 import { layeredProjectFiles, type Platform, type ProjectFiles } from './platform.ts';
 
@@ -25,7 +26,7 @@ export interface NodePlatformOptions {
   root?: string;
 }
 
-/** The Node platform: project files from disk, stores and shared stores as folders under `dataDir`, caches under `dataDir/cache`. */
+/** The Node platform: project files from disk, stores and shared stores as folders under `dataDir`, caches under `dataDir/cache`, the processes on `dataDir` from their journals' folders. */
 export function createNodePlatform(options: NodePlatformOptions = {}): Platform {
   const dataDir = resolve(options.dataDir ?? '.armature');
   return {
@@ -35,6 +36,7 @@ export function createNodePlatform(options: NodePlatformOptions = {}): Platform 
     openStore: async (name) => openDirectoryStore(join(dataDir, name)),
     openShared: (name) => openSharedDirectory(join(dataDir, name)),
     openCache: (name) => openDirectoryCache(join(dataDir, 'cache', name)),
+    processes: processDirectory(dataDir),
   };
 }
 

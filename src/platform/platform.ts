@@ -2,6 +2,7 @@
  * Platform adapters: the only places that differ between Node and the browser.
  * Code that runs in both imports this contract, never an implementation.
  */
+import type { ProcessDirectory } from '../kernel/journal/journal-layout.ts';
 
 /** Read-only access to the project's own files (`modules/`, `blueprints/`). */
 export interface ProjectFiles {
@@ -194,4 +195,11 @@ export interface Platform {
    * cache is used (Node: `<dataDir>/cache/<name>/`; browser: Cache Storage).
    */
   openCache(name: string): BlobCache;
+  /**
+   * Node, with a data folder: the processes on it (`armature agent`, `armature mcp`, a dashboard,
+   * a library `boot()`), each live or how it ended, read from their journals' folders when asked,
+   * so that what another process started (a run without an end in its transcript) can be told
+   * still going from cut short. Undefined in the browser: a tab's system is alone in its store.
+   */
+  readonly processes?: ProcessDirectory;
 }

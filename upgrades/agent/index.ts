@@ -10,6 +10,7 @@ import { browserSettings, memorySettings } from './settings.ts';
 import { RUNS_AREA, TranscriptStore } from './transcript.ts';
 import { createRecordingLoader, listExamples, localFiles } from './replay/recordings.ts';
 import { agentTools } from './run-tools.ts';
+import { RunsElsewhere } from './runs-elsewhere.ts';
 import { agentSnapshot } from './snapshot.ts';
 
 export type { AgentApi, AgentSettings, RecordedExample, Recording, RecordingSink, ReplayReport, RunOptions, RunResult, RunSummary, TranscriptEntry } from '../../src/contracts/agent-contract.ts';
@@ -76,7 +77,8 @@ export const factory: UpgradeModule<AgentApi>['factory'] = (deps, ctx) => {
   });
   return {
     api,
-    tools: agentTools(api, transcripts),
+    // On a data folder other processes share, their runs are read and judged before list_runs and read_run answer.
+    tools: agentTools(api, transcripts, ctx.platform.processes && new RunsElsewhere(ctx.platform.processes, () => workspace.reload(), ctx.processId)),
     status: () => agentSnapshot(api, examples),
     dispose: () => api.abort(),
   };

@@ -7,18 +7,32 @@ import { quote } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { ToolHandler } from '../../src/kernel/upgrade.ts';
 import type { AgentApi, AgentModelRef, ToolMode } from '../../src/contracts/agent-contract.ts';
-import { checkRunId, type RunQuery, type TranscriptStore } from './transcript.ts';
+import type { RunsElsewhere } from './runs-elsewhere.ts';
+import { checkRunId, type RunLiveness, type RunQuery, type TranscriptStore } from './transcript.ts';
 
-/** The Agent's tool handlers, by name. */
-export function agentTools(api: AgentApi, transcripts: Pick<TranscriptStore, 'page'>): Record<string, ToolHandler> {
+/**
+ * The Agent's tool handlers, by name. With `elsewhere` (Node, on a data folder), `list_runs` and
+ * `read_run` read other processes' runs from the store first and report a run still going in
+ * another live process as `running`, with that process (`processInfo`).
+ */
+export function agentTools(api: AgentApi, transcripts: Pick<TranscriptStore, 'page' | 'summaryOf'>, elsewhere?: RunsElsewhere): Record<string, ToolHandler> {
+  /** Brings other processes' runs in, and says which run goes on where. */
+  const liveness = async (): Promise<RunLiveness> => {
+    if (!elsewhere) return { active: new Set(api.activeRuns()) };
+    await elsewhere.catchUp();
+    return elsewhere.liveness(api.activeRuns());
+  };
   return {
-    list_runs: (args) => transcripts.page(args as RunQuery, new Set(api.activeRuns())),
+    list_runs: async (args) => transcripts.page(args as RunQuery, await liveness()),
 
-    read_run: (args) => {
+    read_run: async (args) => {
       const runId = checkRunId(args.runId);
+      const live = await liveness();
       const entries = api.readRun(runId);
       if (!entries) throw new ArmatureError('RUN_NOT_FOUND', `[read_run] no run ${JSON.stringify(runId)}`, { hint: 'List the runs with list_runs.' });
-      return { runId, entries };
+      const summary = transcripts.summaryOf(runId, live);
+      // How its last turn stands (as list_runs says it) and the process of that turn.
+      return { runId, entries, ...(summary ? { reason: summary.reason, ...(summary.processInfo ? { processInfo: summary.processInfo } : {}) } : {}) };
     },
 
     /**

@@ -1,5 +1,6 @@
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { RUN_ID_PATTERN, type AgentUsage, type RunSummary, type TranscriptEntry } from '../../src/contracts/agent-contract.ts';
+import type { ProcessStatus } from '../../src/kernel/journal/journal-layout.ts';
 
 /** The workspace system area the transcripts live in. */
 export const RUNS_AREA = 'runs';
@@ -79,7 +80,7 @@ export class TranscriptStore {
 
   /** Past runs, newest first; `active` run ids are reported as `running`. */
   list(limit = 20, active: ReadonlySet<string> = new Set()): RunSummary[] {
-    return this.page({ limit }, active).runs;
+    return this.page({ limit }, { active }).runs;
   }
 
   /**
@@ -87,7 +88,7 @@ export class TranscriptStore {
    * id of the page) when more follow. Each transcript is summarized once per version of its file,
    * so paging through 1,000 runs reads each of them at most once.
    */
-  page(query: RunQuery, active: ReadonlySet<string> = new Set()): { runs: RunSummary[]; next_cursor?: string } {
+  page(query: RunQuery, live: RunLiveness = {}): { runs: RunSummary[]; next_cursor?: string } {
     const limit = Math.max(0, query.limit ?? 20);
     if (query.cursor !== undefined && (typeof query.cursor !== 'string' || !RUN_ID.test(query.cursor))) {
       throw new ArmatureError('INVALID_CURSOR', `[list_runs] ${JSON.stringify(String(query.cursor).slice(0, 100))} is not a cursor list_runs gave`, { hint: 'Pass the next_cursor of the page before, or leave cursor out for the newest runs.' });
@@ -101,29 +102,63 @@ export class TranscriptStore {
     const runs: RunSummary[] = [];
     let i = 0;
     for (; i < files.length && runs.length < limit; i++) {
-      const s = this.summary(files[i]!, active);
+      const s = this.summary(files[i]!, live);
       if (s && matches(s, query)) runs.push(s);
     }
     const more = runs.length === limit && files.slice(i).some((f) => {
-      const s = this.summary(f, active);
+      const s = this.summary(f, live);
       return !!s && matches(s, query);
     });
     return more && runs.length ? { runs, next_cursor: runs.at(-1)!.runId } : { runs };
   }
 
-  /** Summaries by run id, with the file version (mtime and size) each was read from. */
-  private readonly summaries = new Map<string, { mtime: number; size: number; summary: RunSummary | undefined }>();
+  /** The summary of one run as {@link page} would give it, or undefined when there is no such run. */
+  summaryOf(runId: string, live: RunLiveness = {}): RunSummary | undefined {
+    const path = `${checkRunId(runId)}.jsonl`;
+    const f = this.area.list().find((x) => x.path === path);
+    return f && this.summary(f, live);
+  }
 
-  private summary(f: { path: string; size: number; mtime: number }, active: ReadonlySet<string>): RunSummary | undefined {
+  /** Summaries by run id, with the file version (mtime and size) each was read from, and its last turn's process. */
+  private readonly summaries = new Map<string, { mtime: number; size: number; summary: RunSummary | undefined; turnProcess: string | undefined }>();
+
+  private summary(f: { path: string; size: number; mtime: number }, live: RunLiveness): RunSummary | undefined {
     const runId = f.path.slice(0, -6);
     let cached = this.summaries.get(runId);
     if (!cached || cached.mtime !== f.mtime || cached.size !== f.size) {
-      cached = { mtime: f.mtime, size: f.size, summary: summarize(runId, this.read(runId) ?? [], f.mtime) };
+      const entries = this.read(runId) ?? [];
+      cached = { mtime: f.mtime, size: f.size, summary: summarize(runId, entries, f.mtime), turnProcess: lastTurnProcess(entries) };
       this.summaries.set(runId, cached);
     }
     const s = cached.summary;
-    return s && active.has(runId) ? { ...s, reason: 'running' } : s;
+    if (!s) return s;
+    if (live.active?.has(runId)) return { ...s, reason: 'running' };
+    const info = cached.turnProcess === undefined ? undefined : live.processOf?.(cached.turnProcess);
+    if (!info) return s;
+    // No end in the transcript: the turn goes on while another process that runs it lives (this
+    // process's own runs are in `active`; one of them not there was cut short).
+    const running = s.reason === 'interrupted' && info.state === 'live' && info.id !== live.self;
+    return { ...s, processInfo: info, ...(running ? { reason: 'running' as const } : {}) };
   }
+}
+
+/** What says whether a run without an end goes on: {@link TranscriptStore.page}'s view of the processes. */
+export interface RunLiveness {
+  /** Runs in progress in this system. Default: none. */
+  active?: ReadonlySet<string>;
+  /** This process's id on the data folder. Default: none. */
+  self?: string;
+  /** A process on the data folder now, by id (Node). Default: none known. */
+  processOf?(id: string): ProcessStatus | undefined;
+}
+
+/** The process of the last turn of `entries` (its last `started` entry's), if it was recorded. */
+function lastTurnProcess(entries: readonly TranscriptEntry[]): string | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]!;
+    if (e.type === 'started') return e.process;
+  }
+  return undefined;
 }
 
 /** Filters and paging of {@link TranscriptStore.page} (`list_runs`). */

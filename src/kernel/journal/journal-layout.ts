@@ -88,3 +88,27 @@ export function isPresence(value: unknown): value is Presence {
 
 /** A request id or process id safe to use as a file name. */
 export const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+/** A process on the data folder now: `live`, or how it ended (see {@link ProcessEndReason}). */
+export type ProcessState = 'live' | ProcessEndReason;
+
+/**
+ * A process as its folder says now. `endedAt` is set once it ended: when it said so, else its
+ * last heartbeat (the last sign it lived).
+ */
+export interface ProcessStatus extends ProcessInfo {
+  state: ProcessState;
+}
+
+/**
+ * The processes on a data folder, read from their folders when asked (Node). What the Node platform
+ * tells the kernel and upgrades (`Platform.processes`) so that they can say whether something another
+ * process started still goes on there: an agent run without an end in its transcript is running
+ * while its process lives, and interrupted once that process died.
+ */
+export interface ProcessDirectory {
+  /** Process `id` now, or undefined when it has no folder (never had a journal, or pruned). */
+  status(id: string): ProcessStatus | undefined;
+  /** Every process with a folder, oldest first. */
+  list(): ProcessStatus[];
+}

@@ -6,13 +6,12 @@
  * so that no process shows as running forever. What the dashboard server serves as other
  * processes' events.
  */
-import { readFileSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { hostname } from 'node:os';
+import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { Disposable } from '../lifecycle.ts';
-import { isPresence, PRESENCE_FILE, processesDir, type JournalRecord, type Presence, type ProcessEndReason, type ProcessInfo } from './journal-layout.ts';
+import { processesDir, type JournalRecord, type Presence, type ProcessEndReason, type ProcessInfo } from './journal-layout.ts';
+import { endReason, heartbeatOf, readPresence, STALE_MS } from './process-liveness.ts';
 import { ProcessTail } from './process-tail.ts';
-import { processAlive } from '../../platform/node-files.ts';
 
 /** Ended processes a watcher keeps listing (the newest). */
 export const MAX_ENDED_REMEMBERED = 200;
@@ -65,28 +64,12 @@ export interface ProcessesWatcher extends Disposable {
 export function watchProcesses(options: ProcessesWatcherOptions): ProcessesWatcher {
   const root = processesDir(options.dataDir);
   const skip = new Set(options.skip ?? []);
-  const staleMs = options.staleMs ?? 15_000;
+  const staleMs = options.staleMs ?? STALE_MS;
   const historyBytes = options.historyBytes ?? 256 * 1024;
   const known = new Map<string, Known>();
-  const here = hostname();
   let disposed = false;
   let rootWatcher: FSWatcher | undefined;
 
-  const readPresence = (folder: string): Presence | undefined => {
-    try {
-      const p: unknown = JSON.parse(readFileSync(join(folder, PRESENCE_FILE), 'utf8'));
-      return isPresence(p) ? p : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const heartbeat = (folder: string): number | undefined => {
-    try {
-      return statSync(join(folder, PRESENCE_FILE)).mtimeMs;
-    } catch {
-      return undefined;
-    }
-  };
   const emit = (k: Known, records: JournalRecord[]) => {
     for (const r of records) options.onRecord({ ...r, process: k.info.id });
   };
@@ -94,13 +77,8 @@ export function watchProcesses(options: ProcessesWatcherOptions): ProcessesWatch
 
   /** Whether a process lives, and if not, why. */
   const judge = (k: Known): ProcessEndReason | undefined => {
-    const presence = readPresence(k.tail.folder) ?? k.presence;
-    k.presence = presence;
-    if (presence.endedAt !== undefined) return 'exited';
-    if (presence.host === here && !processAlive(presence.pid)) return 'crashed';
-    const beat = heartbeat(k.tail.folder);
-    if (beat === undefined || Date.now() - beat > staleMs) return 'lost';
-    return undefined;
+    k.presence = readPresence(k.tail.folder) ?? k.presence;
+    return endReason(k.presence, heartbeatOf(k.tail.folder), staleMs);
   };
 
   const end = (k: Known, reason: ProcessEndReason) => {

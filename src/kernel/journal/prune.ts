@@ -4,10 +4,9 @@
  * journal as it opens, so a folder that sees many short CLI commands does not grow for good.
  */
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { processAlive } from '../../platform/node-files.ts';
 import { isPresence, PRESENCE_FILE, processesDir } from './journal-layout.ts';
+import { endReason } from './process-liveness.ts';
 
 /** Ended processes' folders kept at most, whatever their age. */
 export const MAX_ENDED_KEPT = 50;
@@ -29,9 +28,8 @@ export function pruneProcesses(dataDir: string, retentionMs: number, now = Date.
       const presence: unknown = JSON.parse(readFileSync(join(folder, PRESENCE_FILE), 'utf8'));
       const beat = statSync(join(folder, PRESENCE_FILE)).mtimeMs;
       if (!isPresence(presence)) at = beat;
-      else if (presence.endedAt !== undefined) at = presence.endedAt;
-      else if (presence.host === hostname() && !processAlive(presence.pid)) at = beat;
-      else if (now - beat > retentionMs) at = beat;
+      // Ended as the dashboard judges it, with the retention as the heartbeat's limit: a lost process is kept that long.
+      else if (endReason(presence, beat, retentionMs, now)) at = presence.endedAt ?? beat;
     } catch {
       // No presence (yet, or torn): judge by the folder's age, so a folder being made is left alone.
       try {

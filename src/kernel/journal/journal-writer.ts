@@ -1,6 +1,6 @@
 /**
  * The journal every Node process booted on a data folder keeps (see `journal-layout.ts`): its bus
- * events, batched per tick, appended to its own segment files, and a presence file with a
+ * events, appended in batches to its own segment files, and a presence file with a
  * heartbeat. A dashboard server on the same folder tails it, whether it started before or after.
  *
  * Costs on the hot path: a push per event. Lines are made (`JSON.stringify`, secrets masked) and
@@ -129,9 +129,27 @@ class JournalWriter implements ProcessJournal {
     const records = this.pending;
     this.pending = [];
     let text = '';
-    for (const record of records) text += `${this.mask(this.line(record))}\n`;
-    const bytes = Buffer.byteLength(text);
-    if (this.size > 0 && this.size + bytes > this.segmentBytes) this.openSegment(this.segment + 1);
+    let bytes = 0;
+    for (const record of records) {
+      const line = `${this.mask(this.line(record))}\n`;
+      const n = Buffer.byteLength(line);
+      // A segment ends before the line that would pass its bound (and holds one line at least),
+      // however many lines a burst brought.
+      if (this.size + bytes > 0 && this.size + bytes + n > this.segmentBytes) {
+        this.append(text, bytes);
+        text = '';
+        bytes = 0;
+        this.openSegment(this.segment + 1);
+      }
+      text += line;
+      bytes += n;
+    }
+    this.append(text, bytes);
+  }
+
+  /** Appends `text` (`bytes` long) to the current segment. */
+  private append(text: string, bytes: number): void {
+    if (!bytes) return;
     writeSync(this.fd, text);
     this.size += bytes;
   }

@@ -50,6 +50,20 @@ test('a lone event is on disk at the next turn; a burst is written whole and in 
   journal.dispose();
 });
 
+test('a burst written at once still ends each segment at its bound', () => {
+  const dataDir = tempDir('journal-burst-rotate');
+  const bus = createEventBus({ historySize: 0 });
+  const journal = openJournal({ dataDir, persona: 'default', bus, segmentBytes: 2000, segments: 100, env: {} });
+  const tail = new ProcessTail(journal.folder, 1 << 20);
+  for (let i = 0; i < 200; i++) bus.emit('python:stdout', { runId: 'r', chunk: `line ${i}\n` });
+  journal.flush();
+  const files = readdirSync(journal.folder).filter((n) => n.startsWith('journal-')).sort();
+  assert.ok(files.length > 5, files.join(' '));
+  for (const f of files) assert.ok(readFileSync(join(journal.folder, f)).byteLength <= 2000, `${f} passes the bound`);
+  assert.deepEqual(tail.read().map((r) => (r.payload as { chunk: string }).chunk), Array.from({ length: 200 }, (_, i) => `line ${i}\n`));
+  journal.dispose();
+});
+
 test('segments rotate at their size bound and the oldest go; a reader behind follows to what is left', () => {
   const dataDir = tempDir('journal-rotate');
   const bus = createEventBus({ historySize: 0 });

@@ -1,7 +1,7 @@
 import { Container } from '../container.ts';
 import { ArmatureError } from '../errors.ts';
 import { createEventBus, type EventBus } from '../event-bus.ts';
-import { loadPersona, type ModuleReport, type UpgradeImporter } from './loader.ts';
+import { loadPersona, startPersonaEarly, type ModuleReport, type UpgradeImporter } from './loader.ts';
 import { findPersona, readManifests, reservedEventPrefixes, type Manifests } from '../manifests.ts';
 import type { Persona } from '../manifest-schemas.ts';
 import { TOOL_RUNNER_ID, type ToolRunnerApi } from '../tool-contract.ts';
@@ -117,6 +117,24 @@ export interface ArmatureSystem {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** This process's journal on the data folder (see `BootOptions.journal`), or undefined without one. */
+async function openProcessJournal(
+  platform: Platform,
+  options: BootOptions,
+  persona: string,
+  bus: EventBus,
+  host: () => { tools: ToolRunnerApi; resolve(id: string): Promise<unknown> } | undefined,
+) {
+  if (platform.dataDir === undefined || options.journal === false) return undefined;
+  return (await import('../journal/attach.ts')).startProcessJournal({
+    dataDir: platform.dataDir,
+    command: options.journal?.command ?? 'library',
+    persona,
+    bus,
+    host: { tools: () => host()?.tools, resolve: (id) => host()?.resolve(id) ?? Promise.reject(new Error('the system is still booting')) },
+  });
+}
+
 /**
  * Boots a persona: reads and validates the manifests, loads its upgrades into a persona scope,
  * and resolves to the running system. Rejects only when the manifests are invalid, the persona
@@ -135,35 +153,40 @@ export async function boot(options: BootOptions = {}): Promise<ArmatureSystem> {
   checkConfigIds(config, manifests.upgrades.keys());
   bus.reserveEventPrefixes(reservedEventPrefixes(manifests));
   const safe = options.safe ?? false;
+  const root = new Container();
+  // The confined Python child of the runtime's early start is the longest part of a first run:
+  // it begins before the journal and the telemetry open (the journal still gets the events since,
+  // from the bus's history).
+  const early = startPersonaEarly({ manifests, persona, platform, bus, config, importer: options.importer });
   // Started before the upgrades load, so that their loading is in the journal too.
   let host: { tools: ToolRunnerApi; resolve(id: string): Promise<unknown> } | undefined;
-  const journal =
-    platform.dataDir !== undefined && options.journal !== false
-      ? (await import('../journal/attach.ts')).startProcessJournal({
-          dataDir: platform.dataDir,
-          command: options.journal?.command ?? 'library',
-          persona: persona.id,
-          bus,
-          host: { tools: () => host?.tools, resolve: (id) => (host ? host.resolve(id) : Promise.reject(new Error('the system is still booting'))) },
-        })
-      : undefined;
-  // The journal starts before the upgrades load, so its id is what they record as this process.
-  const processId = options.processId ?? journal?.info.id;
-  const telemetry = await startTelemetryIfConfigured(platform, bus, persona.id);
-  const root = new Container();
-  const loaded = await loadPersona({
-    manifests,
-    persona,
-    bus,
-    platform,
-    container: root,
-    config,
-    importer: options.importer,
-    safe,
-    ...(processId === undefined ? {} : { processId }),
-    initTimeoutMs: options.initTimeoutMs,
-    initTimeouts: options.initTimeouts,
-  });
+  let journal: Awaited<ReturnType<typeof openProcessJournal>>;
+  let telemetry: Awaited<ReturnType<typeof startTelemetryIfConfigured>>;
+  let loaded: Awaited<ReturnType<typeof loadPersona>>;
+  try {
+    journal = await openProcessJournal(platform, options, persona.id, bus, () => host);
+    // The journal starts before the upgrades load, so its id is what they record as this process.
+    const processId = options.processId ?? journal?.info.id;
+    telemetry = await startTelemetryIfConfigured(platform, bus, persona.id);
+    loaded = await loadPersona({
+      manifests,
+      persona,
+      bus,
+      platform,
+      container: root,
+      config,
+      importer: options.importer,
+      early,
+      safe,
+      ...(processId === undefined ? {} : { processId }),
+      initTimeoutMs: options.initTimeoutMs,
+      initTimeouts: options.initTimeouts,
+    });
+  } catch (e) {
+    // Nothing will take over what the early starts began.
+    void early.then((s) => s.endAll());
+    throw e;
+  }
   const runnerLoaded = loaded.reports.some((r) => r.id === TOOL_RUNNER_ID && r.state === 'loaded');
   const tools = runnerLoaded ? await loaded.container.resolve<ToolRunnerApi>(TOOL_RUNNER_ID) : unavailableRunner(persona, loaded.reports);
   host = { tools, resolve: (id) => loaded.container.resolve(id) };

@@ -34,6 +34,8 @@ export interface EarlyStartOptions {
 export interface EarlyStarts {
   /** Tells upgrade `id`'s early start that nothing will take over its work (aborts its signal). */
   end(id: string): void;
+  /** The same for every early start of the boot (a boot that failed before its upgrades loaded). */
+  endAll(): void;
 }
 
 /**
@@ -70,5 +72,5 @@ export async function startEarly(ids: readonly string[], options: EarlyStartOpti
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([started, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
   clearTimeout(timer);
-  return { end: (id) => controllers.get(id)?.abort() };
+  return { end: (id) => controllers.get(id)?.abort(), endAll: () => controllers.forEach((c) => c.abort()) };
 }

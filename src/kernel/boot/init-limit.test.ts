@@ -83,3 +83,26 @@ test('unusable limits are refused naming the option and the value; an upgrade as
   assert.match(sys.modules[1]!.error!.message, /Bad asks for its init: initTimeoutMs -1 is out of range/);
   await sys.dispose();
 });
+
+test('a boot refused for its init limits tells the early starts it began that nothing will take over their work', async () => {
+  const upgrades = [
+    { id: 'ToolRunner', entry: 'upgrades/tool-runner/index.ts', blueprint: '0x000012', category: 'core' },
+    { id: 'Slow', entry: 'upgrades/slow/index.ts', earlyStart: 'upgrades/slow/early-start.ts', dependencies: ['ToolRunner'], blueprint: '0x000099', category: 'tools' },
+  ];
+  const platform = memoryPlatform({
+    'modules/upgrades.json': JSON.stringify({ upgrades }),
+    'modules/tools-read.json': '[]',
+    'modules/tools-write.json': '[]',
+    'modules/personas/default.json': JSON.stringify({ id: 'default', name: 'Test', description: 'test persona', upgrades: ['ToolRunner', 'Slow'], tools: ['*'] }),
+  });
+  let signal: AbortSignal | undefined;
+  const modules = new Map<string, unknown>([
+    ['upgrades/tool-runner/index.ts', toolRunner],
+    ['upgrades/slow/early-start.ts', { earlyStart: (ctx: { signal: AbortSignal }) => void (signal = ctx.signal) }],
+  ]);
+  await assert.rejects(boot({ platform, importer: async (path: string) => modules.get(path) as UpgradeModule, initTimeoutMs: Number.NaN }), /initTimeoutMs NaN is out of range/);
+  assert.ok(signal, 'the early start was called');
+  // Told as the boot's rejection settles: by the next turn.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(signal.aborted, true);
+});

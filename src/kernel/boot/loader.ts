@@ -3,7 +3,7 @@ import { configNumber } from '../config-number.ts';
 import { checkConfig } from '../config-schema.ts';
 import type { Container } from '../container.ts';
 import { dependencyOrder } from './dependency-order.ts';
-import { startEarly } from './early-start.ts';
+import { startEarly, type EarlyStarts } from './early-start.ts';
 import { initLimitOf, initLimits, withinInitLimit } from './init-limit.ts';
 import { ArmatureError, ToolManifestMismatchError } from '../errors.ts';
 import type { EventBus } from '../event-bus.ts';
@@ -86,6 +86,8 @@ export interface LoadOptions {
   config?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Default: {@link importUpgrade}. */
   importer?: UpgradeImporter;
+  /** The persona's early starts when the caller began them ({@link startPersonaEarly}). Default: begun here. */
+  early?: Promise<EarlyStarts>;
   /** Safe mode, handed to every upgrade (see `UpgradeContext.safe`). Default: false. */
   safe?: boolean;
   /** This process's id, handed to every upgrade (see `UpgradeContext.processId`). Default: none. */
@@ -221,7 +223,7 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
 
   const order = orderByDependencies(persona.upgrades, manifests);
   // Before the entries: an early start's first steps would otherwise wait behind their imports.
-  const early = await startEarly(order, { manifests, persona, platform, bus, config: options.config, importer });
+  const early = await (options.early ?? startEarly(order, { manifests, persona, platform, bus, config: options.config, importer }));
   // Imports run in parallel: they are independent, and in the browser each is a network fetch.
   const modules = await Promise.all(
     order.map(async (id) => {
@@ -331,6 +333,15 @@ export async function loadPersona(options: LoadOptions): Promise<LoadedPersona> 
   }
   published = order.flatMap((id) => [reports.get(id)!, ...parts.filter((p) => p.parent === id)]);
   return { container, reports: published, metadata, status: (id) => statuses.read(id), statuses };
+}
+
+/**
+ * Begins the early starts of `o.persona`'s upgrades ahead of {@link loadPersona} (pass the result
+ * as its `early`), so that a boot can start them before its own set-up.
+ */
+export function startPersonaEarly(o: Pick<LoadOptions, 'manifests' | 'persona' | 'platform' | 'bus' | 'config' | 'importer'>): Promise<EarlyStarts> {
+  const { manifests, persona, platform, bus, config } = o;
+  return startEarly(orderByDependencies(persona.upgrades, manifests), { manifests, persona, platform, bus, config, importer: o.importer ?? importUpgrade });
 }
 
 /** Persona upgrades ordered so that dependencies come first; ties keep the persona's order. */

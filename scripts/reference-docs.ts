@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { McpHttpServerSchema, McpStdioServerSchema } from '../src/kernel/mcp-servers.ts';
 import { PersonaSchema, ToolAnnotationsSchema, ToolDeclarationSchema, UpgradeEntrySchema } from '../src/kernel/manifest-schemas.ts';
 import type { ConfigSchema } from '../src/kernel/config-schema.ts';

@@ -22,7 +22,7 @@
  * Nothing secret is written: every line passes through the agent's key masking first, and the
  * request's headers (where keys travel) are not part of it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArmatureError } from '../kernel/errors.ts';
 
 /** The `format` every recording names. */

@@ -6,7 +6,7 @@
  * schemas type `boot({ config })`: each upgrade adds its options to {@link ArmatureConfig} by
  * module augmentation in its folder (`upgrades/<folder>/config.ts`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { quote, timeoutProblem } from './bounded.ts';
 import { ArmatureError } from './errors.ts';
 import { closest } from './suggest.ts';

@@ -6,7 +6,7 @@
  * zod's JSON Schema path, as the ToolRunner validates arguments. Declared events travel on the same
  * mitt emitter: they are in the history and reach `onAny`, never a typed `on` handler.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { quote } from './bounded.ts';
 import { ArmatureError } from './errors.ts';
 import type { Disposable } from './lifecycle.ts';

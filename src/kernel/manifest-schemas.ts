@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ManifestError } from './errors.ts';
 import { McpServersSchema, TOOL_NAMESPACE } from './mcp-servers.ts';
 

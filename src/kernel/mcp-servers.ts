@@ -8,7 +8,7 @@
  * share a namespace are instances of one kind of server: their tools are registered once per
  * entry, with the entry's name as the instance id (`instance_id="work"` from Python).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Server names: letters, digits, `_` and `-`, starting with a letter (they name Python modules). */
 export const MCP_SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;

@@ -10,7 +10,7 @@
  */
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { LanguageModel } from 'ai';
-import { z } from 'zod';
+import * as z from 'zod';
 import { personaAllows } from '../kernel/allow-list.ts';
 import { errorLine } from '../kernel/errors.ts';
 import type { RequestExtra } from './requests.ts';

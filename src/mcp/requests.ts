@@ -8,7 +8,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, McpError, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { quote } from '../kernel/bounded.ts';
 
 /** What a handler gets besides its params. */

@@ -12,7 +12,7 @@
  * its id once every handler of the event has returned and what it returned has settled; a `cap`
  * or `fetch` the worker sends is answered by one `cap-result` / `fetch-result` with the worker's id.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_NAME_LENGTH } from '../kernel/bounded.ts';
 
 const id = z.string().min(1).max(64);

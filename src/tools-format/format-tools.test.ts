@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { z } from 'zod';
+import * as z from 'zod';
 import { decodeToolCall, formatTools, ToolFormatError, type FormattableTool } from './format-tools.ts';
 import { aliasNames, NAME_RULES, TOOL_FORMATS, toolNameFromProvider } from './tool-names.ts';
 import { inlineRefs, SchemaConversionError } from './json-schema.ts';

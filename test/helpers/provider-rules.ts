@@ -3,7 +3,7 @@
 // function calling and Structured Outputs "supported schemas"; Anthropic tool use and strict tool
 // use / structured outputs "JSON Schema limitations"; Gemini FunctionDeclaration and Schema (the
 // OpenAPI 3.0 subset); MCP's Tool (the SDK's own zod schema, plus the tool-name guidance).
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 
 type Node = Record<string, unknown>;

@@ -1,5 +1,5 @@
 /** The Agent's options (`boot({ config: { Agent: {...} } })`), checked at boot. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { countOption, customOption } from '../../src/kernel/config-schema.ts';
 import type { AgentModelRef } from '../../src/contracts/agent-contract.ts';
 

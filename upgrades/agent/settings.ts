@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import type { AgentModelRef } from '../../src/contracts/agent-contract.ts';
 

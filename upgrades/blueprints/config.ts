@@ -1,5 +1,5 @@
 /** The Blueprints upgrade takes no options: any given is refused at boot, naming it. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const BlueprintsConfigSchema = z.strictObject({});
 

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
 

@@ -1,5 +1,5 @@
 /** The Changes upgrade's options (`boot({ config: { Changes: {...} } })`), checked at boot. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { countOption } from '../../src/kernel/config-schema.ts';
 
 export const ChangesConfigSchema = z.strictObject({

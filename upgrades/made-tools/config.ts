@@ -1,5 +1,5 @@
 /** MadeTools' options (`boot({ config: { MadeTools: {...} } })`), checked at boot. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { countOption, numberOption, timeoutOption } from '../../src/kernel/config-schema.ts';
 
 export const MadeToolsConfigSchema = z.strictObject({

@@ -3,7 +3,7 @@
  * validate a real call, then the code runs where it will run for real (the caller's `invoke`),
  * with its own time limit; the outcome is compared with what the test expects.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ChangeTest } from '../../src/contracts/change-contract.ts';
 import { toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';

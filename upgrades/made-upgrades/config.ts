@@ -1,5 +1,5 @@
 /** MadeUpgrades' options (`boot({ config: { MadeUpgrades: {...} } })`), checked at boot. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { numberOption, timeoutOption } from '../../src/kernel/config-schema.ts';
 
 export const MadeUpgradesConfigSchema = z.strictObject({

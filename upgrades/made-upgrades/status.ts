@@ -4,7 +4,7 @@
  * message, a small table, recent log lines and buttons that call its own tools. Updates are
  * validated and bounded here; nothing in them is ever HTML.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArmatureError } from '../../src/kernel/errors.ts';
 import { formatJsonPath } from '../../src/kernel/manifest-schemas.ts';
 

@@ -1,5 +1,5 @@
 /** The McpClient's options (`boot({ config: { McpClient: {...} } })`), checked at boot. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { timeoutOption } from '../../src/kernel/config-schema.ts';
 import type { McpServersInput } from '../../src/kernel/mcp-servers.ts';
 

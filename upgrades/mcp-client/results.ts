@@ -3,7 +3,7 @@
  * under the server's namespace, and a tool's MCP result becomes the value Armature tools return
  * (or an error with the server's own words).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { clip, quote, shortName } from '../../src/kernel/bounded.ts';
 import { ArmatureError } from '../../src/kernel/errors.ts';

@@ -1,5 +1,5 @@
 /** The PersonaOverlay upgrade takes no options: any given is refused at boot, naming it. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PersonaOverlayConfigSchema = z.strictObject({});
 

@@ -4,7 +4,7 @@
  * checks ranges itself (`RuntimeOptionError`); this schema refuses unknown keys and values of the
  * wrong kind. A compile-time check below keeps its keys equal to the options' own.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { countOption, customOption, numberOption, timeoutOption } from '../../src/kernel/config-schema.ts';
 import type { BlobCache } from '../../src/platform/platform.ts';
 import type { PyodideRuntimeConfig } from './config-options.ts';

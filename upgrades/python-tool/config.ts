@@ -1,5 +1,5 @@
 /** PythonTool's options (`boot({ config: { PythonTool: {...} } })`), checked at boot. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { numberOption, timeoutOption } from '../../src/kernel/config-schema.ts';
 
 export const PythonToolConfigSchema = z.strictObject({

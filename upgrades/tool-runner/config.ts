@@ -1,5 +1,5 @@
 /** The ToolRunner's options (`boot({ config: { ToolRunner: {...} } })`), checked at boot. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { timeoutOption } from '../../src/kernel/config-schema.ts';
 
 export const ToolRunnerConfigSchema = z.strictObject({

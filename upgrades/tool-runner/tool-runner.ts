@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { nameProblem, quote, shortName, timerMs } from '../../src/kernel/bounded.ts';
 import { ArmatureError, toErrorInfo, type ErrorInfo } from '../../src/kernel/errors.ts';
 import type { EventSource } from '../../src/kernel/event-bus.ts';

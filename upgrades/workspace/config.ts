@@ -1,5 +1,5 @@
 /** The Workspace's options (`boot({ config: { Workspace: {...} } })`), checked at boot. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { numberOption } from '../../src/kernel/config-schema.ts';
 
 export const WorkspaceConfigSchema = z.strictObject({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Compiles a tool's input JSON Schema into the zod validator the ToolRunner checks arguments

@@ -10,7 +10,7 @@
  * `bridge-call`, `fetch`, `cache` (the start-up snapshot, which the host keeps), `warn` (what the
  * runtime would print with `console.warn`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FetchedSchema, NetworkPolicySchema, WireErrorSchema } from '../../../src/sandbox/protocol.ts';
 import { PythonErrorSchema } from './protocol.ts';
 

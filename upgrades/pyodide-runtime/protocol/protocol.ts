@@ -6,7 +6,7 @@
  * Requests (host -> worker) are answered by exactly one `response` with the same `id`. Progress,
  * stream chunks and tool calls are worker-initiated and carry the id of the request they belong to.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FetchedSchema, NetworkPolicySchema, WireErrorSchema } from '../../../src/sandbox/protocol.ts';
 
 /** The pinned Pyodide version (the npm package the worker loads). */

@@ -58,6 +58,19 @@ const dashboardBuilder = unavailable(
   () => 'building the dashboard needs a checkout of the sources; the package serves the prebuilt dist/dashboard/',
 );
 
+/**
+ * In the Node build, every package stays external but zod, which is bundled: loading zod's own
+ * ESM graph (every schema kind and locale, ~40 ms here) was most of `import('armature')`, and so
+ * of every command's start and of a library's first Python result; bundled, only the zod Armature
+ * uses is in `dist/node`. Schemas still meet the consumer's zod only through zod's public methods.
+ */
+const externalButZod: esbuild.Plugin = {
+  name: 'external-but-zod',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => (args.path === 'zod' || args.path.startsWith('zod/') ? undefined : { path: args.path, external: true }));
+  },
+};
+
 const common: esbuild.BuildOptions = {
   absWorkingDir: root,
   bundle: true,
@@ -109,8 +122,7 @@ const [node, browser, browserWorker, dashboard] = await Promise.all([
     splitting: true,
     platform: 'node',
     target: 'node20',
-    packages: 'external',
-    plugins: [dashboardBuilder],
+    plugins: [dashboardBuilder, externalButZod],
   }),
   esbuild.build({
     ...common,

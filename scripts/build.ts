@@ -8,8 +8,9 @@
 //   dist/dashboard/  the prebuilt dashboard `armature start` serves from an installed package
 //   dist/types/      .d.ts of the public entries
 //
-// Dependencies stay external (the consumer's node_modules provides them), except in the browser
-// worker, which a page loads by URL and so must carry everything.
+// Dependencies stay external (the consumer's node_modules provides them), except zod in the Node
+// build (see externalButZod), and except in the browser worker, which a page loads by URL and so
+// must carry everything.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -17,11 +17,7 @@ import { checkRunId, type RunLiveness, type RunQuery, type TranscriptStore } fro
  */
 export function agentTools(api: AgentApi, transcripts: Pick<TranscriptStore, 'page' | 'summaryOf'>, elsewhere?: RunsElsewhere): Record<string, ToolHandler> {
   /** Brings other processes' runs in, and says which run goes on where. */
-  const liveness = async (): Promise<RunLiveness> => {
-    if (!elsewhere) return { active: new Set(api.activeRuns()) };
-    await elsewhere.catchUp();
-    return elsewhere.liveness(api.activeRuns());
-  };
+  const liveness = async (): Promise<RunLiveness> => (elsewhere ? elsewhere.look(api.activeRuns()) : { active: new Set(api.activeRuns()) });
   return {
     list_runs: async (args) => transcripts.page(args as RunQuery, await liveness()),
 

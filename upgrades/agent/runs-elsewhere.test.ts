@@ -52,20 +52,20 @@ test('the store is read again only when another process lives, or ended since th
   // Ended long before this process started: what it wrote was read at boot.
   presence(data, { id: 'old-2-x', pid: process.pid, command: 'agent', startedAt: 1000, endedAt: 2000 });
   const elsewhere = new RunsElsewhere(processDirectory(data), async () => void reads++, 'self-1-x');
-  await elsewhere.catchUp();
+  await elsewhere.look([]);
   assert.equal(reads, 0, 'alone on its folder (itself live, the others ended before it started): no read');
   presence(data, { id: 'other-3-x', pid: process.pid, command: 'agent', startedAt: Date.now() });
-  await elsewhere.catchUp();
-  await elsewhere.catchUp();
+  await elsewhere.look([]);
+  await elsewhere.look([]);
   assert.equal(reads, 2, 'another process lives: read each time, it may have written since');
   presence(data, { id: 'other-3-x', pid: process.pid, command: 'agent', startedAt: now, endedAt: Date.now() });
-  await elsewhere.catchUp();
+  await elsewhere.look([]);
   assert.equal(reads, 3, 'it ended after the last read: read once more for its last lines');
   // Past two heartbeats after its end (its end moved back, as the clock would move on).
   presence(data, { id: 'other-3-x', pid: process.pid, command: 'agent', startedAt: now, endedAt: Date.now() - 10_000 });
-  await elsewhere.catchUp();
+  await elsewhere.look([]);
   assert.equal(reads, 3, 'ended before the last read: nothing new');
-  const live = elsewhere.liveness(['run-20260101-000000-aaaaaa']);
+  const live = await elsewhere.look(['run-20260101-000000-aaaaaa']);
   assert.ok(live.active?.has('run-20260101-000000-aaaaaa'));
   assert.equal(live.self, 'self-1-x');
   assert.equal(live.processOf?.('other-3-x')?.state, 'exited');

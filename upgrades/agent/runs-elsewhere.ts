@@ -7,7 +7,7 @@
  * its process: without an end in its transcript, running while that process lives, interrupted
  * once it died (judged as the dashboard judges processes: `Platform.processes`).
  */
-import type { ProcessDirectory, ProcessStatus } from '../../src/kernel/journal/journal-layout.ts';
+import type { ProcessDirectory } from '../../src/kernel/journal/journal-layout.ts';
 import type { RunLiveness } from './transcript.ts';
 
 /**
@@ -33,25 +33,23 @@ export class RunsElsewhere {
     private readonly self?: string,
   ) {}
 
-  /** Reads the store again if another process may have written to it since it was last read. */
-  async catchUp(): Promise<void> {
+  /**
+   * Reads the store again if another process may have written to it since it was last read, and
+   * says which run goes on where: `active` are this system's runs. The processes' folders are read
+   * once per call.
+   */
+  async look(active: readonly string[]): Promise<RunLiveness> {
+    const processes = new Map(this.processes.list().map((p) => [p.id, p]));
     const since = this.readAt - TWO_BEATS_MS;
-    const wrote = this.processes.list().some((p) => p.id !== this.self && (p.state === 'live' || (p.endedAt ?? 0) >= since));
-    if (!wrote) return;
-    this.readAt = Date.now();
-    await this.reload();
-  }
-
-  /** The liveness of runs for one answer (each process's folder read at most once), with `active` the runs of this system. */
-  liveness(active: readonly string[]): RunLiveness {
-    const known = new Map<string, ProcessStatus | undefined>();
+    const wrote = [...processes.values()].some((p) => p.id !== this.self && (p.state === 'live' || (p.endedAt ?? 0) >= since));
+    if (wrote) {
+      this.readAt = Date.now();
+      await this.reload();
+    }
     return {
       active: new Set(active),
       ...(this.self === undefined ? {} : { self: this.self }),
-      processOf: (id) => {
-        if (!known.has(id)) known.set(id, this.processes.status(id));
-        return known.get(id);
-      },
+      processOf: (id) => processes.get(id),
     };
   }
 }

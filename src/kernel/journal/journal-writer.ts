@@ -11,7 +11,7 @@
  * the order on disk is the order on the bus and an exit (`process.on('exit')`) still writes what
  * is pending; a process killed outright loses at most the last {@link FLUSH_MS}.
  */
-import { close, closeSync, fsync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { close, closeSync, fsync, mkdirSync, openSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { AnyEventRecord, EventSource } from '../event-bus.ts';
@@ -237,13 +237,4 @@ function endAtExit(journal: { end(): void }): void {
   process.on('exit', () => {
     for (const j of [...open]) j.end();
   });
-}
-
-/** The heartbeat (mtime of `process.json`) of a process folder, or undefined when it is gone. */
-export function heartbeatOf(folder: string): number | undefined {
-  try {
-    return statSync(join(folder, PRESENCE_FILE)).mtimeMs;
-  } catch {
-    return undefined;
-  }
 }

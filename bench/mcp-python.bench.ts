@@ -13,7 +13,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { boot } from '../src/kernel/boot/boot.ts';
 import { createMcpServer } from '../src/mcp/mcp-server.ts';
 import type { PythonPoolState } from '../src/contracts/python-events.ts';
-import { armatureClient, interleaved, lastPoolState, POOL_SETTLED, poolSettled } from './mcp-stdio.ts';
+import { armatureClient, interleaved, poolReader, POOL_SETTLED, poolSettled } from './mcp-stdio.ts';
 import { medianRow, type BenchRow } from './types.ts';
 
 /** What the rows need of PyodideRuntime and PythonTool, structurally. */
@@ -47,7 +47,7 @@ export async function run(): Promise<BenchRow[]> {
     let inProcessPool: PythonPoolState | undefined;
     const watching = sys.bus.on('python:pool', (p) => (inProcessPool = p));
     await poolSettled(() => inProcessPool, POOL_SETTLED, () => memory.callTool(call));
-    await poolSettled(() => lastPoolState(join(dir, 'data')), POOL_SETTLED, () => Promise.all([stdio.callTool(call), memory.callTool(call)]));
+    await poolSettled(poolReader(join(dir, 'data')), POOL_SETTLED, () => Promise.all([stdio.callTool(call), memory.callTool(call)]));
     watching.dispose();
     const session = 'mcp-1';
     const runtime = await sys.resolve<Runtime>('PyodideRuntime');

@@ -4,40 +4,41 @@
 // things compared (blocks of calls in turn), so a machine busy for a moment costs each the same.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PythonPoolState } from '../src/contracts/python-events.ts';
-import { processesDir, SEGMENT } from '../src/kernel/journal/journal-layout.ts';
+import { processesDir } from '../src/kernel/journal/journal-layout.ts';
+import { ProcessTail } from '../src/kernel/journal/process-tail.ts';
 import { SERVER_BINS } from '../test/helpers/mcp-servers.ts';
 
 const bin = fileURLToPath(new URL('../bin/armature.js', import.meta.url));
 
-/** The last state of the Python pool that the processes on `dataDir` wrote to their journals. */
-export function lastPoolState(dataDir: string): PythonPoolState | undefined {
+/**
+ * A reader of the last state of the Python pool that the processes on `dataDir` wrote to their
+ * journals: each call reads what they appended since the one before (the journals' own reader).
+ */
+export function poolReader(dataDir: string): () => PythonPoolState | undefined {
+  const tails = new Map<string, ProcessTail>();
   let last: { at: number; seq: number; pool: PythonPoolState } | undefined;
-  let folders: string[] = [];
-  try {
-    folders = readdirSync(processesDir(dataDir));
-  } catch {
-    return undefined;
-  }
-  for (const folder of folders) {
-    const dir = join(processesDir(dataDir), folder);
-    for (const segment of readdirSync(dir).filter((n) => SEGMENT.test(n)).sort()) {
-      for (const line of readFileSync(join(dir, segment), 'utf8').split('\n')) {
-        if (!line.includes('"python:pool"')) continue;
-        try {
-          const r = JSON.parse(line) as { at: number; seq: number; payload: PythonPoolState };
-          if (!last || r.at > last.at || (r.at === last.at && r.seq > last.seq)) last = { at: r.at, seq: r.seq, pool: r.payload };
-        } catch {
-          // A line being written: the next look reads it whole.
-        }
+  return () => {
+    let folders: string[] = [];
+    try {
+      folders = readdirSync(processesDir(dataDir));
+    } catch {
+      return undefined;
+    }
+    for (const folder of folders) {
+      let tail = tails.get(folder);
+      if (!tail) tails.set(folder, (tail = new ProcessTail(join(processesDir(dataDir), folder), Number.MAX_SAFE_INTEGER)));
+      for (const r of tail.read()) {
+        if (r.type !== 'python:pool') continue;
+        if (!last || r.at > last.at || (r.at === last.at && r.seq > last.seq)) last = { at: r.at, seq: r.seq, pool: r.payload as PythonPoolState };
       }
     }
-  }
-  return last?.pool;
+    return last?.pool;
+  };
 }
 
 /**
@@ -46,7 +47,7 @@ export function lastPoolState(dataDir: string): PythonPoolState | undefined {
  */
 export const POOL_SETTLED = (p: PythonPoolState): boolean => p.busy === 0 && p.queued === 0 && p.workers === p.spares + p.sessions;
 /**
- * Waits until the Python pool that `read` reports (e.g. {@link lastPoolState} of `armature mcp`'s
+ * Waits until the Python pool that `read` reports (e.g. a {@link poolReader} of `armature mcp`'s
  * data folder) is as `settled` says, calling `poke` between looks (e.g. a run, to keep a
  * session's runtime bound), so that no runtime starting in the background competes with what is
  * measured next. Fails after `timeoutMs`.
@@ -72,7 +73,7 @@ export async function armatureClient(dir: string, args: string[] = [], settled =
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--data', data, ...args], stderr: 'ignore' }));
   // Python starts in the background of `armature mcp`: let it finish, so it does not compete.
   await client.callTool({ name: 'execute_python', arguments: { code: '1' } });
-  if (settled) await poolSettled(() => lastPoolState(data), POOL_SETTLED);
+  if (settled) await poolSettled(poolReader(data), POOL_SETTLED);
   return client;
 }
 

@@ -15,7 +15,7 @@ import type { ToolDeclaration } from '../src/kernel/manifest-schemas.ts';
 import { createMcpServer } from '../src/mcp/mcp-server.ts';
 import { formatTools } from '../src/tools-format/format-tools.ts';
 import { referenceServers } from '../test/helpers/mcp-servers.ts';
-import { armatureClient, everythingClient, interleaved, lastPoolState, POOL_SETTLED, poolSettled } from './mcp-stdio.ts';
+import { armatureClient, everythingClient, interleaved, poolReader, POOL_SETTLED, poolSettled } from './mcp-stdio.ts';
 import { medianRow, percentile, type BenchRow } from './types.ts';
 
 async function time(fn: () => Promise<unknown>, n: number): Promise<number[]> {
@@ -81,7 +81,7 @@ export async function run(): Promise<BenchRow[]> {
     let warm: typeof early;
     try {
       early = await interleaved(ways, 200);
-      await poolSettled(() => lastPoolState(join(dir, 'stdio', 'data')), POOL_SETTLED);
+      await poolSettled(poolReader(join(dir, 'stdio', 'data')), POOL_SETTLED);
       warm = await interleaved(ways, 200, 20, 1000);
     } finally {
       await stdio.close();
